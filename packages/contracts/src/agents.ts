@@ -1,0 +1,1 @@
+export * from "./gen/avatar/agents/v1/agents_pb.js";

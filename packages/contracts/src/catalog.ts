@@ -1,0 +1,1 @@
+export * from "./gen/avatar/catalog/v1/catalog_pb.js";

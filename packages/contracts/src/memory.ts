@@ -1,0 +1,1 @@
+export * from "./gen/avatar/memory/v1/memory_pb.js";

@@ -1,0 +1,1 @@
+export * from "./gen/avatar/pipeline/v1/pipeline_pb.js";

@@ -1,0 +1,1 @@
+export * from "./gen/avatar/tokens/v1/tokens_pb.js";
