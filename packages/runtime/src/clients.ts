@@ -1,0 +1,61 @@
+import { AgentsService } from "@avatar/contracts/agents";
+import { CatalogService } from "@avatar/contracts/catalog";
+import { MemoryService } from "@avatar/contracts/memory";
+import { PipelineService } from "@avatar/contracts/pipeline";
+import { SessionsService } from "@avatar/contracts/sessions";
+import { TokensService } from "@avatar/contracts/tokens";
+import type { DescService } from "@bufbuild/protobuf";
+import { type Client, createClient, type Transport } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { forwardRequestId } from "./request-id.js";
+
+/**
+ * Connect clients for service-to-service calls: HTTP/1.1 keep-alive pools (a long-lived HTTP/2
+ * connection would pin all traffic from one pod to one peer), binary protobuf, request ids forwarded.
+ */
+export function connectTransport(baseUrl: string): Transport {
+  return createConnectTransport({
+    baseUrl,
+    httpVersion: "1.1",
+    useBinaryFormat: true,
+    interceptors: [forwardRequestId],
+    defaultTimeoutMs: 15_000,
+  });
+}
+
+export function connectClient<S extends DescService>(service: S, baseUrl: string): Client<S> {
+  return createClient(service, connectTransport(baseUrl));
+}
+
+export const services = {
+  tokens: TokensService,
+  sessions: SessionsService,
+  catalog: CatalogService,
+  agents: AgentsService,
+  memory: MemoryService,
+  pipeline: PipelineService,
+} as const;
+
+export type ServiceName = keyof typeof services;
+export type ServiceUrls = Partial<Record<ServiceName, string>>;
+export type Clients = { [K in ServiceName]: Client<(typeof services)[K]> };
+
+/**
+ * A client per service. Asking for a service whose URL was not configured throws a clear error at the
+ * first call site instead of failing at start for services a process never calls.
+ */
+export function createClients(urls: ServiceUrls): Clients {
+  const made = new Map<ServiceName, unknown>();
+  return new Proxy({} as Clients, {
+    get(_target, prop) {
+      const name = prop as ServiceName;
+      if (!(name in services)) return undefined;
+      if (!made.has(name)) {
+        const url = urls[name];
+        if (!url) throw new Error(`no URL configured for the ${name} service (${name.toUpperCase()}_URL)`);
+        made.set(name, connectClient(services[name], url));
+      }
+      return made.get(name);
+    },
+  });
+}

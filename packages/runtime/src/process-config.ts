@@ -1,0 +1,35 @@
+import type { ServiceUrls } from "./clients.js";
+import { type ConfigOf, type Env, env, readConfig } from "./config.js";
+
+/** Settings every process of the suite understands (each service adds its own). */
+export const processSettings = {
+  PORT: env.int({ default: 8080, min: 0, max: 65535 }),
+  HOST: env.string({ default: "127.0.0.1" }),
+  DATABASE_URL: env.optionalUrl({ protocols: ["postgres:", "postgresql:"] }),
+  NATS_URL: env.optionalUrl({ protocols: ["nats:", "tls:", "ws:", "wss:"] }),
+  LOG_LEVEL: env.oneOf(["debug", "info", "warn", "error"] as const, { default: "info" }),
+  DATA_DIR: env.string({ default: ".data" }),
+  TOKENS_URL: env.optionalUrl(),
+  SESSIONS_URL: env.optionalUrl(),
+  CATALOG_URL: env.optionalUrl(),
+  AGENTS_URL: env.optionalUrl(),
+  MEMORY_URL: env.optionalUrl(),
+  PIPELINE_URL: env.optionalUrl(),
+};
+
+export type ProcessConfig = ConfigOf<typeof processSettings>;
+
+export function readProcessConfig(source: Env = process.env): ProcessConfig {
+  return readConfig(processSettings, source);
+}
+
+export function serviceUrlsFrom(config: ProcessConfig): ServiceUrls {
+  return {
+    tokens: config.TOKENS_URL,
+    sessions: config.SESSIONS_URL,
+    catalog: config.CATALOG_URL,
+    agents: config.AGENTS_URL,
+    memory: config.MEMORY_URL,
+    pipeline: config.PIPELINE_URL,
+  };
+}

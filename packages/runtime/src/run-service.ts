@@ -1,0 +1,47 @@
+import { connectNatsBus, createMemoryBus } from "@avatar/bus";
+import { createClients } from "./clients.js";
+import { ConfigError } from "./config.js";
+import { createLogger } from "./log.js";
+import { readProcessConfig, serviceUrlsFrom } from "./process-config.js";
+import { listen } from "./server.js";
+import { type ServiceModule, startService } from "./service.js";
+import { onShutdownSignal } from "./shutdown.js";
+
+/**
+ * The entry point of a service running as its own process: DATABASE_URL is required, NATS_URL carries
+ * its events to the other processes, the other services are reached at their *_URL.
+ */
+export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<void> {
+  let config: ReturnType<typeof readProcessConfig>;
+  try {
+    config = readProcessConfig();
+    if (!config.DATABASE_URL)
+      throw new ConfigError(["DATABASE_URL is required when a service runs on its own"]);
+  } catch (err) {
+    process.stderr.write(`${module.name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  const log = createLogger({ level: config.LOG_LEVEL, fields: { process: module.name } });
+  const bus = config.NATS_URL
+    ? await connectNatsBus({
+        url: config.NATS_URL,
+        name: module.name,
+        logger: (level, msg, f) => log[level](msg, f),
+      })
+    : createMemoryBus();
+  if (!config.NATS_URL) log.warn("NATS_URL not set: events stay inside this process");
+  const listening = await listen({ port: config.PORT, host: config.HOST });
+  const running = await startService(module, {
+    databaseUrl: config.DATABASE_URL,
+    bus,
+    log,
+    clients: createClients(serviceUrlsFrom(config)),
+    env: process.env,
+    listening,
+  });
+  log.info("listening", { url: listening.url });
+  onShutdownSignal(log, async () => {
+    await running.stop();
+    await bus.close();
+  });
+}

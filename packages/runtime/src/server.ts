@@ -1,0 +1,121 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { Logger } from "./log.js";
+import { serveRequestId } from "./request-id.js";
+
+/** What a service's build() returns: its Connect routes plus optional background work. */
+export interface ServiceApp {
+  readonly name: string;
+  routes(router: ConnectRouter): void;
+  /** Starts background work (timers, bus consumers) once the server is listening. */
+  start?(): Promise<void>;
+  /** Stops background work; called after the server stopped taking requests. */
+  stop?(): Promise<void>;
+  /** Readiness beyond "the process is up", e.g. the database answers. */
+  ready?(): Promise<boolean>;
+}
+
+/** Unexpected errors are logged with their stack and reach the caller as a bare internal error. */
+function logUnexpected(log: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof ConnectError) {
+        if (err.code === Code.Internal || err.code === Code.Unknown) {
+          log.error("rpc failed", { procedure: req.url, err });
+        }
+        throw err;
+      }
+      log.error("rpc failed unexpectedly", { procedure: req.url, err });
+      throw new ConnectError("internal error", Code.Internal);
+    }
+  };
+}
+
+export function connectInterceptors(log: Logger): Interceptor[] {
+  return [serveRequestId, logUnexpected(log)];
+}
+
+/** The request handler of a service: Connect on its routes, /healthz and /readyz beside them. */
+export function serviceHandler(app: ServiceApp, log: Logger): http.RequestListener {
+  return connectNodeAdapter({
+    routes: (router) => app.routes(router),
+    interceptors: connectInterceptors(log),
+    fallback: (req, res) => {
+      const path = req.url?.split("?")[0];
+      if (path === "/healthz") return void respondHealth(res, true);
+      if (path === "/readyz") {
+        void (app.ready ? app.ready().catch(() => false) : Promise.resolve(true)).then((ok) =>
+          respondHealth(res, ok),
+        );
+        return;
+      }
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "not found" }));
+    },
+  });
+}
+
+interface PlainResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
+
+function respondHealth(res: PlainResponse, ok: boolean): void {
+  res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+  res.end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
+}
+
+export interface Listening {
+  server: http.Server;
+  port: number;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish (up to graceMs), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Listens before the handler exists, so that services of one process can learn each other's ports
+ * before they are built. Requests that arrive before `setHandler` get 503.
+ */
+export async function listen(options: {
+  port: number;
+  host: string;
+}): Promise<Listening & { setHandler(handler: http.RequestListener): void }> {
+  let handler: http.RequestListener = (_req, res) => {
+    res.writeHead(503).end();
+  };
+  const server = http.createServer((req, res) => handler(req, res));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
+  return {
+    server,
+    port,
+    url: `http://${host}:${port}`,
+    setHandler: (h) => {
+      handler = h;
+    },
+    close: (graceMs = 10_000) => closeGracefully(server, graceMs),
+  };
+}
+
+export function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!server.listening) return resolve();
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,87 @@
+import type { Bus } from "@avatar/bus";
+import type { Kysely } from "kysely";
+import type { Clients, ServiceName } from "./clients.js";
+import type { Env } from "./config.js";
+import { createDb } from "./db.js";
+import type { Logger } from "./log.js";
+import { type Migrations, migrateToLatest } from "./migrate.js";
+import { type Listening, type ServiceApp, serviceHandler } from "./server.js";
+
+/** What a service gets from whoever runs it (its own process, or the one-process suite). */
+export interface ServiceDeps<DB> {
+  db: Kysely<DB>;
+  bus: Bus;
+  log: Logger;
+  clients: Clients;
+  /** The environment; a service reads its own settings from it with readConfig. */
+  env: Env;
+}
+
+/** Everything needed to run one service: its name (also its Postgres schema), migrations and build(). */
+export interface ServiceModule<DB = unknown> {
+  readonly name: ServiceName;
+  readonly migrations: Migrations;
+  build(deps: ServiceDeps<DB>): ServiceApp | Promise<ServiceApp>;
+}
+
+/** A module of any database type, for lists of modules (each module's own DB type does not matter there). */
+// biome-ignore lint/suspicious/noExplicitAny: the database type differs per module and is erased here
+export type AnyServiceModule = ServiceModule<any>;
+
+export interface RunningService {
+  readonly name: ServiceName;
+  readonly app: ServiceApp;
+  /** Graceful: stop taking requests, finish in-flight ones, stop background work, close the pool. */
+  stop(): Promise<void>;
+}
+
+export interface StartServiceOptions {
+  databaseUrl: string;
+  bus: Bus;
+  log: Logger;
+  clients: Clients;
+  env: Env;
+  listening: Listening & { setHandler(handler: import("node:http").RequestListener): void };
+  poolSize?: number;
+}
+
+/** Migrates the service's schema, builds it, serves it on an already listening server, starts its work. */
+export async function startService<DB>(
+  module: ServiceModule<DB>,
+  options: StartServiceOptions,
+): Promise<RunningService> {
+  const log = options.log.child({ service: module.name });
+  const db = createDb<DB>({
+    url: options.databaseUrl,
+    schema: module.name,
+    poolSize: options.poolSize ?? 10,
+    onError: (err) => log.warn("idle database connection failed", { err }),
+  });
+  try {
+    const applied = await migrateToLatest(db as Kysely<unknown>, module.name, module.migrations);
+    if (applied.length > 0) log.info("migrated", { applied });
+    const app = await module.build({ db, bus: options.bus, log, clients: options.clients, env: options.env });
+    const ready = app.ready;
+    const withDbReadiness: ServiceApp = {
+      ...app,
+      ready: async () => {
+        await db.selectNoFrom((eb) => eb.lit(1).as("one")).execute();
+        return ready ? ready.call(app) : true;
+      },
+    };
+    options.listening.setHandler(serviceHandler(withDbReadiness, log));
+    await app.start?.();
+    return {
+      name: module.name,
+      app,
+      stop: async () => {
+        await options.listening.close();
+        await app.stop?.();
+        await db.destroy();
+      },
+    };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}

@@ -1,0 +1,69 @@
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
+
+/**
+ * The session token: a JWT signed by the tokens service with an asymmetric key (EdDSA, Ed25519) named
+ * by `kid`, so any gateway replica verifies it with the public keys alone and keys can rotate.
+ */
+
+export const SESSION_TOKEN_ISSUER = "avatar-tokens";
+export const SESSION_TOKEN_AUDIENCE = "avatar-session";
+export const SESSION_TOKEN_ALG = "EdDSA";
+
+/** The non-sensitive session configuration every token carries. */
+export interface StartSessionData {
+  mode: "FULL" | "LITE";
+  avatar_id: string;
+  is_sandbox: boolean;
+  video_settings: { quality: string; encoding: string };
+  interactivity_type: string;
+  agent_type: string | null;
+  /** Sandbox tokens only: the resolved configuration (never secret values). */
+  resolved?: Record<string, unknown>;
+}
+
+export interface SessionTokenClaims extends JWTPayload {
+  sub: string;
+  space_id: string;
+  api_key_id: string;
+  exp: number;
+  start_session_data: StartSessionData;
+}
+
+export class InvalidSessionTokenError extends Error {
+  constructor(
+    message: string,
+    readonly unknownKey = false,
+  ) {
+    super(message);
+    this.name = "InvalidSessionTokenError";
+  }
+}
+
+/** Verifies signature, issuer, audience and expiry against a key set; throws InvalidSessionTokenError. */
+export async function verifySessionToken(
+  token: string,
+  keys: JSONWebKeySet,
+  now: Date = new Date(),
+): Promise<SessionTokenClaims> {
+  try {
+    const { payload } = await jwtVerify(token, createLocalJWKSet(keys), {
+      issuer: SESSION_TOKEN_ISSUER,
+      audience: SESSION_TOKEN_AUDIENCE,
+      algorithms: [SESSION_TOKEN_ALG],
+      currentDate: now,
+    });
+    if (
+      typeof payload.sub !== "string" ||
+      typeof payload.space_id !== "string" ||
+      !payload.start_session_data
+    ) {
+      throw new InvalidSessionTokenError("session token lacks its claims");
+    }
+    return payload as SessionTokenClaims;
+  } catch (err) {
+    if (err instanceof InvalidSessionTokenError) throw err;
+    if (err instanceof errors.JWKSNoMatchingKey)
+      throw new InvalidSessionTokenError("unknown signing key", true);
+    throw new InvalidSessionTokenError(err instanceof Error ? err.message : "invalid session token");
+  }
+}

@@ -1,0 +1,34 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: inject("pgAdminUrl") });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database on the run's Postgres server, dropped by `drop()`. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  await admin((c) => c.query(`create database ${name}`));
+  return {
+    url: withDatabase(inject("pgAdminUrl"), name),
+    drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+}
