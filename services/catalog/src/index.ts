@@ -1,0 +1,20 @@
+import { CatalogService } from "@avatar/contracts/catalog";
+import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { migrations } from "./migrations/index.js";
+import type { CatalogDatabase } from "./schema.js";
+import { readCatalogFile, seedCatalog } from "./seed.js";
+import { catalogService } from "./service.js";
+
+export type { CatalogDatabase } from "./schema.js";
+export { type CatalogFile, readCatalogFile, type SeedAvatar } from "./seed.js";
+
+/** Builds the catalog service: seeds the catalog file, then serves CatalogService. */
+export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<ServiceApp> {
+  await seedCatalog(deps.db, readCatalogFile(deps.env.CATALOG_FILE || undefined));
+  return {
+    name: "catalog",
+    routes: (router) => router.service(CatalogService, catalogService(deps.db)),
+  };
+}
+
+export const catalogModule: ServiceModule<CatalogDatabase> = { name: "catalog", migrations, build };

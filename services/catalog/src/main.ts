@@ -1,0 +1,4 @@
+import { runServiceProcess } from "@avatar/runtime";
+import { catalogModule } from "./index.js";
+
+await runServiceProcess(catalogModule);

@@ -1,0 +1,7 @@
+import type { Migrations } from "@avatar/runtime";
+import * as catalogTables from "./20261122_0001_catalog_tables.js";
+
+/** Dated migrations, applied in name order. */
+export const migrations: Migrations = {
+  "20261122_0001_catalog_tables": catalogTables,
+};

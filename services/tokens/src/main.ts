@@ -1,0 +1,4 @@
+import { runServiceProcess } from "@avatar/runtime";
+import { tokensModule } from "./index.js";
+
+await runServiceProcess(tokensModule);
