@@ -1,0 +1,155 @@
+import { createHash } from "node:crypto";
+import type { CounterStore } from "./store.js";
+
+export const WINDOW_MS = 1000;
+
+export interface RateLimitHit {
+  /** Who is counted: API key, session token or client IP. Hashed before it becomes a key. */
+  credential: string;
+  /** Endpoint class with path parameters removed, e.g. "POST /v1/sessions/start". */
+  endpoint: string;
+  /** Requests allowed per window; a positive integer. */
+  limit: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the current window; never negative. */
+  remaining: number;
+  /** Whole seconds until the window resets (1 for one-second windows). */
+  resetSeconds: number;
+  /** True when the store was skipped or failed and the request was let through unchecked. */
+  failedOpen: boolean;
+}
+
+export interface RateLimitLogger {
+  warn(message: string, fields: Record<string, unknown>): void;
+}
+
+export interface RateLimiterOptions {
+  store: CounterStore;
+  logger: RateLimitLogger;
+  /** Epoch milliseconds; windows are floor(now() / 1000). */
+  now?: () => number;
+  /** Longest wait for the store before the request is let through. */
+  storeTimeoutMs?: number;
+  /** After a store failure, the store is not asked again for this long. */
+  cooldownMs?: number;
+  /** At most one warning per this interval; the warning counts the unchecked requests since the last. */
+  warnIntervalMs?: number;
+  /** When it returns false the store is skipped at once (e.g. `() => bus.status() === "connected"`). */
+  isAvailable?: () => boolean;
+}
+
+type FailOpenReason = "error" | "timeout" | "unavailable" | "cooldown";
+
+/**
+ * Fixed one-second windows per credential and endpoint. It only decides; the HTTP layer calls it before
+ * doing anything else and turns a rejection into a 429. A broken or slow store never fails a request:
+ * the request is allowed, and a throttled warning says so.
+ */
+export class RateLimiter {
+  readonly #store: CounterStore;
+  readonly #logger: RateLimitLogger;
+  readonly #now: () => number;
+  readonly #storeTimeoutMs: number;
+  readonly #cooldownMs: number;
+  readonly #warnIntervalMs: number;
+  readonly #isAvailable: (() => boolean) | undefined;
+
+  #skipStoreUntil = Number.NEGATIVE_INFINITY;
+  #lastWarnAt = Number.NEGATIVE_INFINITY;
+  #uncheckedSinceWarn = 0;
+  #lastStoreError: string | undefined;
+
+  constructor(options: RateLimiterOptions) {
+    this.#store = options.store;
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.#storeTimeoutMs = options.storeTimeoutMs ?? 50;
+    this.#cooldownMs = options.cooldownMs ?? 1000;
+    this.#warnIntervalMs = options.warnIntervalMs ?? 5000;
+    this.#isAvailable = options.isAvailable;
+  }
+
+  async hit({ credential, endpoint, limit }: RateLimitHit): Promise<RateLimitDecision> {
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
+    }
+    const nowMs = this.#now();
+    const windowId = Math.floor(nowMs / WINDOW_MS);
+    const resetSeconds = Math.ceil(((windowId + 1) * WINDOW_MS - nowMs) / 1000);
+
+    if (nowMs < this.#skipStoreUntil) return this.#failOpen(limit, resetSeconds, nowMs, "cooldown");
+    if (!this.#storeLooksAvailable()) return this.#failOpen(limit, resetSeconds, nowMs, "unavailable");
+
+    let count: number;
+    try {
+      count = await this.#incrementWithTimeout(counterKey(credential, endpoint), windowId);
+    } catch (err) {
+      const failedAt = this.#now();
+      this.#skipStoreUntil = failedAt + this.#cooldownMs;
+      this.#lastStoreError = err instanceof Error ? err.message : String(err);
+      const reason = err instanceof StoreTimeoutError ? "timeout" : "error";
+      return this.#failOpen(limit, resetSeconds, failedAt, reason);
+    }
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetSeconds,
+      failedOpen: false,
+    };
+  }
+
+  #storeLooksAvailable(): boolean {
+    if (!this.#isAvailable) return true;
+    try {
+      return this.#isAvailable();
+    } catch {
+      return false;
+    }
+  }
+
+  async #incrementWithTimeout(key: string, windowId: number): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreTimeoutError(this.#storeTimeoutMs)), this.#storeTimeoutMs);
+    });
+    try {
+      // Promise.race also handles a late rejection of the abandoned store call.
+      return await Promise.race([this.#store.increment(key, windowId), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #failOpen(limit: number, resetSeconds: number, nowMs: number, reason: FailOpenReason): RateLimitDecision {
+    this.#uncheckedSinceWarn++;
+    if (nowMs - this.#lastWarnAt >= this.#warnIntervalMs) {
+      this.#logger.warn("rate limit store unavailable; requests are allowed unchecked", {
+        reason,
+        lastStoreError: this.#lastStoreError,
+        uncheckedRequests: this.#uncheckedSinceWarn,
+      });
+      this.#lastWarnAt = nowMs;
+      this.#uncheckedSinceWarn = 0;
+    }
+    // The count is unknown; report what a first request in a window would see.
+    return { allowed: true, limit, remaining: limit - 1, resetSeconds, failedOpen: true };
+  }
+}
+
+/** One opaque key per credential and endpoint; the raw credential never leaves this function. */
+export function counterKey(credential: string, endpoint: string): string {
+  // Length prefix keeps ("ab", "c") and ("a", "bc") apart.
+  return createHash("sha256").update(`${credential.length}:${credential}${endpoint}`).digest("hex");
+}
+
+class StoreTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`rate limit store did not answer within ${timeoutMs} ms`);
+    this.name = "StoreTimeoutError";
+  }
+}

@@ -1,0 +1,8 @@
+/** Where fixed-window hit counts live. */
+export interface CounterStore {
+  /**
+   * Adds one hit to `key` in window `windowId` and returns the count after adding it (1 for the first hit).
+   * `key` already identifies the caller and endpoint; `windowId` is floor(epoch ms / 1000).
+   */
+  increment(key: string, windowId: number): Promise<number>;
+}
