@@ -113,7 +113,8 @@ export function readConfig<S extends ConfigSpec>(spec: S, source: Env = process.
   const problems: string[] = [];
   for (const [name, s] of Object.entries(spec)) {
     const raw = source[name];
-    if (raw === undefined || (raw === "" && s.fallback !== undefined)) {
+    // An empty variable counts as unset: `NAME=` must not satisfy a required setting.
+    if (raw === undefined || raw === "") {
       if (s.fallback) out[name] = s.fallback();
       else problems.push(`${name} is required: ${s.describe}`);
       continue;

@@ -20,6 +20,8 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   port?: number;
   persistent?: boolean;
+  /** Trades crash safety for speed (tests): no fsync, no full-page writes. */
+  throwaway?: boolean;
   onLog?: (line: string) => void;
 }
 
@@ -41,7 +43,10 @@ export async function startEmbeddedPostgres(
     persistent: options.persistent ?? true,
     // Postgres refuses to run as root; as root the package runs it as a `postgres` system user.
     createPostgresUser: userInfo().uid === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "fsync=off"],
+    postgresFlags: [
+      ...["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300"],
+      ...(options.throwaway ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : []),
+    ],
     onLog: log,
     onError: (e) => log(`[error] ${String(e)}`),
   });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres } from "@avatar/runtime";
@@ -15,7 +15,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {};
   }
   const dir = await mkdtemp(path.join(tmpdir(), "avatar-test-pg-"));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), persistent: false });
+  // As root, Postgres runs as the `postgres` user, which must be able to enter the folder.
+  await chmod(dir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), persistent: false, throwaway: true });
   project.provide("pgAdminUrl", pg.url);
   return async () => {
     await pg.stop();

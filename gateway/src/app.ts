@@ -1,0 +1,147 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { Bus } from "@avatar/bus";
+import { type Clients, type Logger, requestIdFrom, runWithRequestContext } from "@avatar/runtime";
+import { ApiKeyAuthenticator } from "./auth/api-keys.js";
+import { type Authenticators, authenticate } from "./auth/authenticate.js";
+import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
+import { SessionTokenVerifier } from "./auth/session-tokens.js";
+import type { GatewayConfig } from "./config.js";
+import { corsHeaders } from "./http/cors.js";
+import { failure, success } from "./http/envelope.js";
+import { HttpError, toHttpError } from "./http/http-error.js";
+import { parseRequest } from "./http/parse-request.js";
+import { sendJson, sendRaw } from "./http/respond.js";
+import type { Route } from "./http/route.js";
+import { Router } from "./http/router.js";
+import {
+  type CounterStore,
+  MemoryCounterStore,
+  openKvCounterStore,
+  RateLimiter,
+  rateLimitHeaders,
+} from "./ratelimit/index.js";
+import { validationErrorBody } from "./schema/issues.js";
+
+export interface GatewayDeps {
+  clients: Clients;
+  bus: Bus;
+  log: Logger;
+  config: GatewayConfig;
+  routes: Route[];
+  /** Overrides the counter store (tests); otherwise NATS KV when the bus is NATS, memory otherwise. */
+  rateLimitStore?: CounterStore;
+  now?: () => number;
+}
+
+export interface Gateway {
+  handle: RequestListener;
+  authenticators: Authenticators;
+}
+
+/** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */
+export async function build(deps: GatewayDeps): Promise<Gateway> {
+  const { config, log } = deps;
+  const router = new Router(deps.routes);
+  const limiter = new RateLimiter({
+    store:
+      deps.rateLimitStore ??
+      (deps.bus.kind === "nats" ? await openKvCounterStore(deps.bus) : new MemoryCounterStore()),
+    logger: log,
+    storeTimeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
+    isAvailable: () => deps.bus.status() === "connected",
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const authenticators: Authenticators = {
+    apiKeys: new ApiKeyAuthenticator(deps.clients.tokens, { ttlMs: config.API_KEY_CACHE_TTL_MS }),
+    sessionTokens: new SessionTokenVerifier(deps.clients.tokens),
+  };
+
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    headers: Record<string, string>,
+  ) {
+    const url = new URL(req.url ?? "/", "http://gateway.invalid");
+    const method = (req.method ?? "GET").toUpperCase();
+
+    if (method === "OPTIONS") {
+      const target =
+        (req.headers["access-control-request-method"] as string | undefined)?.toUpperCase() ?? "POST";
+      const found = router.lookup(target, url.pathname);
+      if (found.kind === "found" && found.match.route.cors) {
+        return sendRaw(res, 204, null, { ...headers, ...corsHeaders(req, true) });
+      }
+      return sendRaw(res, 204, null, { ...headers, Allow: "GET, POST, PATCH, DELETE, OPTIONS" });
+    }
+
+    // Readiness for orchestrators: not a public operation, so neither limited nor enveloped.
+    if (url.pathname === "/readyz" && method === "GET") {
+      return sendJson(res, 200, { status: "ok" }, headers);
+    }
+
+    const found = router.lookup(method, url.pathname);
+    if (found.kind === "not_found") throw new HttpError(404, "Not Found");
+    if (found.kind === "method_not_allowed") {
+      throw new HttpError(405, "Method Not Allowed", undefined, { Allow: found.allow.join(", ") });
+    }
+    const { route, params } = found.match;
+    if (route.cors) Object.assign(headers, corsHeaders(req, false));
+
+    // The limit is decided before anything else happens, so a rejected call has no effect.
+    const credentials = presentedCredentials(req, config.TRUST_PROXY);
+    const decision = await limiter.hit({
+      credential: rateLimitIdentity(credentials),
+      endpoint: `${route.method} ${route.path}`,
+      limit: route.rateLimit,
+    });
+    Object.assign(headers, rateLimitHeaders(decision));
+    if (!decision.allowed) return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
+
+    const principal = await authenticate(route.auth, credentials, authenticators);
+    const parsed = await parseRequest(route, req, params, url.searchParams, config.MAX_BODY_BYTES);
+    if (!parsed.ok) return sendJson(res, 422, validationErrorBody(parsed.issues), headers);
+
+    const cookies: string[] = [];
+    const result = await route.handle({
+      principal,
+      ...parsed.value,
+      clients: deps.clients,
+      log,
+      baseUrl: baseUrlOf(req, config),
+      url,
+      requestId,
+      setCookie: (cookie) => cookies.push(cookie),
+    });
+    if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
+    Object.assign(headers, result.headers);
+    const status = result.status ?? route.status ?? 200;
+    if (result.raw !== undefined) return sendRaw(res, status, result.raw, headers);
+    return sendJson(res, status, success(result.data ?? null, result.message), headers);
+  }
+
+  const handle: RequestListener = (req, res) => {
+    const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
+    const headers: Record<string, string> = { "X-Request-Id": requestId };
+    runWithRequestContext({ requestId }, () =>
+      serve(req, res, requestId, headers).catch((err: unknown) => {
+        const e = toHttpError(err);
+        if (e.status >= 500) log.error("request failed", { method: req.method, path: req.url, err });
+        Object.assign(headers, e.headers);
+        if (e.status === 422 && e.issues) return sendJson(res, 422, { detail: e.issues }, headers);
+        sendJson(res, e.status, failure(e.status, e.message), headers);
+      }),
+    );
+  };
+
+  return { handle, authenticators };
+}
+
+function baseUrlOf(req: IncomingMessage, config: GatewayConfig): string {
+  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL;
+  const forwardedProto = config.TRUST_PROXY
+    ? (req.headers["x-forwarded-proto"] as string | undefined)
+    : undefined;
+  const proto = forwardedProto?.split(",")[0]?.trim() || "http";
+  return `${proto}://${req.headers.host ?? "localhost"}`;
+}

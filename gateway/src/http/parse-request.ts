@@ -1,0 +1,50 @@
+import type { IncomingMessage } from "node:http";
+import { missing, type ParseResult, type ValidationIssue } from "../schema/issues.js";
+import { parseJsonBody } from "../schema/json-body.js";
+import { readBody } from "./body.js";
+import type { Route } from "./route.js";
+
+export interface ParsedRequest {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/**
+ * Validates path, query and body of a request together, as FastAPI does: all their issues come back in
+ * one 422. A body that is not JSON stops there (json_invalid), like FastAPI. A route with an optional
+ * body treats no body (or JSON null) as an empty object.
+ */
+export async function parseRequest(
+  route: Route,
+  req: IncomingMessage,
+  rawParams: Record<string, string>,
+  search: URLSearchParams,
+  maxBodyBytes: number,
+): Promise<ParseResult<ParsedRequest>> {
+  const issues: ValidationIssue[] = [];
+  const take = <T>(result: ParseResult<T> | undefined, fallback: T): T => {
+    if (!result) return fallback;
+    if (result.ok) return result.value;
+    issues.push(...result.issues);
+    return fallback;
+  };
+
+  const params = take(route.params?.parse(rawParams), rawParams as unknown);
+  const query = take(route.query?.parse(search), {} as unknown);
+  let body: unknown;
+  if (route.body) {
+    const decoded = parseJsonBody(await readBody(req, maxBodyBytes));
+    const absent = decoded.ok ? decoded.value === null : decoded.reason === "empty";
+    if (absent && route.optionalBody) {
+      body = take(route.body.parse({}), undefined);
+    } else if (!decoded.ok) {
+      return { ok: false, issues: decoded.issues };
+    } else if (decoded.value === null) {
+      issues.push(missing(["body"], null));
+    } else {
+      body = take(route.body.parse(decoded.value), undefined);
+    }
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { params, query, body } };
+}

@@ -1,0 +1,46 @@
+import { connectNatsBus, createMemoryBus } from "@avatar/bus";
+import {
+  ConfigError,
+  createClients,
+  createLogger,
+  onShutdownSignal,
+  readProcessConfig,
+  serviceUrlsFrom,
+} from "@avatar/runtime";
+import { readGatewayConfig } from "./config.js";
+import { startGateway } from "./server.js";
+
+/** The gateway as its own process: services at their *_URL, NATS_URL for the shared rate limits and events. */
+let config: ReturnType<typeof readProcessConfig>;
+let gatewayConfig: ReturnType<typeof readGatewayConfig>;
+try {
+  config = readProcessConfig({ HOST: "0.0.0.0", ...process.env });
+  gatewayConfig = readGatewayConfig();
+  if (!config.TOKENS_URL)
+    throw new ConfigError(["TOKENS_URL is required: the gateway authenticates through the tokens service"]);
+} catch (err) {
+  process.stderr.write(`gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+}
+const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "gateway" } });
+const bus = config.NATS_URL
+  ? await connectNatsBus({
+      url: config.NATS_URL,
+      name: "gateway",
+      logger: (level, msg, f) => log[level](msg, f),
+    })
+  : createMemoryBus();
+if (!config.NATS_URL) log.warn("NATS_URL not set: rate limits count per process");
+const running = await startGateway({
+  clients: createClients(serviceUrlsFrom(config)),
+  bus,
+  log,
+  config: gatewayConfig,
+  port: config.PORT,
+  host: config.HOST,
+});
+log.info("gateway listening", { url: running.url });
+onShutdownSignal(log, async () => {
+  await running.close();
+  await bus.close();
+});

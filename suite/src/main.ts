@@ -1,0 +1,43 @@
+import { readGatewayConfig } from "@avatar/gateway";
+import { ConfigError, createLogger, onShutdownSignal, readProcessConfig } from "@avatar/runtime";
+import { seedDemoSpace } from "./demo.js";
+import { startSuite } from "./start-suite.js";
+
+/**
+ * `pnpm start`: the whole suite in one process on embedded defaults (embedded Postgres under DATA_DIR,
+ * in-process bus), or on DATABASE_URL and NATS_URL when they are set. The gateway listens on PORT.
+ */
+let config: ReturnType<typeof readProcessConfig>;
+let gatewayConfig: ReturnType<typeof readGatewayConfig>;
+try {
+  config = readProcessConfig({ HOST: "0.0.0.0", ...process.env });
+  gatewayConfig = readGatewayConfig();
+} catch (err) {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
+  process.exit(2);
+}
+
+const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "suite" } });
+const suite = await startSuite({
+  log,
+  dataDir: config.DATA_DIR,
+  gatewayPort: config.PORT,
+  gatewayHost: config.HOST,
+  gatewayConfig,
+  ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
+  ...(config.NATS_URL ? { natsUrl: config.NATS_URL } : {}),
+});
+onShutdownSignal(log, suite.stop);
+
+const demo = await seedDemoSpace(suite.clients, process.env.AVATAR_DEMO_API_KEY || undefined);
+const lines = [
+  "",
+  `  Avatar session service is up: ${suite.gatewayUrl}`,
+  `  Demo space: ${demo.spaceId}`,
+  demo.newApiKey
+    ? `  Demo API key (shown once, keep it): ${demo.newApiKey}`
+    : "  Demo API key: AVATAR_DEMO_API_KEY, or the key printed at the first start",
+  `  Try: curl -H "X-API-KEY: <key>" ${suite.gatewayUrl}/v1/avatars`,
+  "",
+];
+process.stdout.write(`${lines.join("\n")}\n`);

@@ -1,0 +1,118 @@
+import path from "node:path";
+import { type Bus, connectNatsBus, createMemoryBus } from "@avatar/bus";
+import { type CounterStore, type GatewayConfig, readGatewayConfig, startGateway } from "@avatar/gateway";
+import {
+  type Clients,
+  createClients,
+  type EmbeddedPostgresHandle,
+  type Env,
+  type Logger,
+  listen,
+  type RunningService,
+  type ServiceName,
+  type ServiceUrls,
+  startEmbeddedPostgres,
+  startService,
+} from "@avatar/runtime";
+
+import { serviceModules } from "./modules.js";
+
+export interface SuiteOptions {
+  log: Logger;
+  /** Postgres server; an embedded one under `dataDir` when absent. */
+  databaseUrl?: string;
+  /** NATS server; an in-process bus when absent. */
+  natsUrl?: string;
+  dataDir: string;
+  gatewayPort: number;
+  gatewayHost: string;
+  /** Settings the services read (timeouts, keys); defaults to process.env. */
+  env?: Env;
+  gatewayConfig?: GatewayConfig;
+  rateLimitStore?: CounterStore;
+}
+
+export interface Suite {
+  gatewayUrl: string;
+  serviceUrls: Record<ServiceName, string>;
+  clients: Clients;
+  bus: Bus;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Every service and the gateway in one process: services serve Connect on loopback ports and call each
+ * other there, exactly as separate processes would; only the gateway faces the outside.
+ */
+export async function startSuite(options: SuiteOptions): Promise<Suite> {
+  const env = options.env ?? process.env;
+  const log = options.log;
+  const cleanups: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((err: unknown) => log.warn("stop step failed", { err }));
+    }
+  };
+  try {
+    let databaseUrl = options.databaseUrl;
+    if (!databaseUrl) {
+      const pg: EmbeddedPostgresHandle = await startEmbeddedPostgres({
+        dataDir: path.join(options.dataDir, "pg"),
+        onLog: (line) => log.debug("postgres", { line: line.trim() }),
+      });
+      cleanups.push(() => pg.stop());
+      databaseUrl = pg.url;
+      log.info("embedded postgres started", { port: pg.port });
+    }
+    const bus = options.natsUrl
+      ? await connectNatsBus({
+          url: options.natsUrl,
+          name: "suite",
+          logger: (level, msg, f) => log[level](msg, f),
+        })
+      : createMemoryBus();
+    cleanups.push(() => bus.close());
+
+    const listenings = await Promise.all(serviceModules.map(() => listen({ port: 0, host: "127.0.0.1" })));
+    const serviceUrls = Object.fromEntries(
+      serviceModules.map((m, i) => [m.name, listenings[i]?.url]),
+    ) as Record<ServiceName, string>;
+    const clients = createClients(serviceUrls as ServiceUrls);
+    const running: RunningService[] = [];
+    cleanups.push(async () => {
+      for (const s of running.reverse()) await s.stop();
+    });
+    for (const [i, module] of serviceModules.entries()) {
+      const listening = listenings[i];
+      if (!listening) throw new Error("listener missing");
+      running.push(
+        await startService(module, {
+          databaseUrl,
+          bus,
+          log,
+          clients,
+          env: { DATA_DIR: options.dataDir, ...env },
+          listening,
+          poolSize: 5,
+        }),
+      );
+    }
+
+    const gateway = await startGateway({
+      clients,
+      bus,
+      log: log.child({ service: "gateway" }),
+      config: options.gatewayConfig ?? readGatewayConfig(env),
+      port: options.gatewayPort,
+      host: options.gatewayHost,
+      ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
+    });
+    cleanups.push(() => gateway.close());
+
+    return { gatewayUrl: gateway.url, serviceUrls, clients, bus, databaseUrl, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,201 @@
+import { readCatalogFile } from "@avatar/catalog";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestSuite, type TestSuite } from "./support.js";
+
+/** The catalog slice through the public gateway, over real HTTP, on the whole suite. */
+
+let suite: TestSuite;
+const catalog = readCatalogFile();
+const key = () => ({ "X-API-KEY": suite.apiKey });
+
+beforeAll(async () => {
+  suite = await startTestSuite();
+});
+afterAll(async () => {
+  await suite?.stop();
+});
+
+describe("public reference data (no credential)", () => {
+  it("lists the languages of the catalog file in the envelope", async () => {
+    const res = await suite.get("/v1/languages");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.code).toBe(100);
+    expect(body.data).toEqual(catalog.languages);
+  });
+
+  it("lists the managed models per provider", async () => {
+    const body = await (await suite.get("/v1/llm-models")).json();
+    expect(body).toMatchObject({
+      code: 100,
+      data: { vendorB: ["gpt-4o", "gpt-4o-mini", "gpt-5-nano", "gpt-5.4-nano"] },
+    });
+  });
+
+  it("lists public avatars paginated, including a sandbox-enabled and a 1080p one", async () => {
+    const body = await (await suite.get("/v1/avatars/public?page_size=100")).json();
+    expect(body.data.count).toBe(catalog.public_avatars.length);
+    expect(body.data.next).toBeNull();
+    expect(body.data.previous).toBeNull();
+    const results = body.data.results as {
+      id: string;
+      sandbox_enabled: boolean;
+      is_1080p: boolean;
+      status: string;
+    }[];
+    expect(results.map((a) => a.id).sort()).toEqual(catalog.public_avatars.map((a) => a.id).sort());
+    expect(results.some((a) => a.sandbox_enabled)).toBe(true);
+    expect(results.some((a) => a.is_1080p)).toBe(true);
+    expect(results.every((a) => a.status === "ACTIVE")).toBe(true);
+  });
+
+  it("links pages with absolute next/previous URLs that keep the other query parameters", async () => {
+    const first = (await (await suite.get("/v1/avatars/public?page_size=2")).json()).data;
+    expect(first.results).toHaveLength(2);
+    const next = new URL(first.next);
+    expect(next.origin).toBe(suite.gatewayUrl.replace("127.0.0.1", "127.0.0.1"));
+    expect(next.searchParams.get("page")).toBe("2");
+    expect(next.searchParams.get("page_size")).toBe("2");
+    const second = (await (await fetch(first.next)).json()).data;
+    expect(second.previous).not.toBeNull();
+    expect(new URL(second.previous).searchParams.get("page")).toBe("1");
+    const ids = new Set([...first.results, ...second.results].map((a: { id: string }) => a.id));
+    expect(ids.size).toBe(4);
+  });
+
+  it("answers the OpenAPI document with the interface version", async () => {
+    const doc = await (await suite.get("/openapi.json")).json();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("0.1.0");
+    expect(doc.paths["/v1/avatars/{avatar_id}"].get.parameters[0]).toMatchObject({
+      name: "avatar_id",
+      in: "path",
+    });
+  });
+});
+
+describe("API-key reads", () => {
+  it("lists the space's own avatars with the demo key", async () => {
+    const body = await (await suite.get("/v1/avatars", key())).json();
+    expect(body.code).toBe(100);
+    expect(body.data.count).toBe(catalog.demo_space_avatars.length);
+    for (const a of body.data.results) {
+      expect(a).toMatchObject({ space_id: suite.spaceId, type: "VIDEO", is_expired: false });
+      expect(Object.keys(a)).toEqual(
+        expect.arrayContaining([
+          "id",
+          "name",
+          "created_at",
+          "updated_at",
+          "status",
+          "preview_url",
+          "default_voice",
+          "is_1080p",
+        ]),
+      );
+      expect(a.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    }
+  });
+
+  it("gets an avatar by id, with its default voice named", async () => {
+    const demo = catalog.demo_space_avatars[0];
+    const body = await (await suite.get(`/v1/avatars/${demo?.id}`, key())).json();
+    expect(body.data.id).toBe(demo?.id);
+    expect(body.data.default_voice).toEqual({ id: demo?.default_voice_id, name: expect.any(String) });
+  });
+
+  it("reads a public avatar by id too", async () => {
+    const pub = catalog.public_avatars[0];
+    const res = await suite.get(`/v1/avatars/${pub?.id}`, key());
+    expect(res.status).toBe(200);
+  });
+
+  it("lists voices and filters by voice_type", async () => {
+    const all = (await (await suite.get("/v1/voices?page_size=100", key())).json()).data;
+    expect(all.count).toBe(catalog.voices.length);
+    const pub = (await (await suite.get("/v1/voices?voice_type=public", key())).json()).data;
+    expect(pub.count).toBe(catalog.voices.length);
+    const priv = (await (await suite.get("/v1/voices?voice_type=private", key())).json()).data;
+    expect(priv).toEqual({ count: 0, next: null, previous: null, results: [] });
+  });
+
+  it("gets a voice with its voice engines", async () => {
+    const voice = catalog.voices[0];
+    const body = await (await suite.get(`/v1/voices/${voice?.id}`, key())).json();
+    expect(body.data).toMatchObject({
+      id: voice?.id,
+      name: voice?.name,
+      voice_engines: voice?.voice_engines,
+    });
+  });
+});
+
+describe("errors in the contract's shapes", () => {
+  it("401 without a key and with an unknown key", async () => {
+    for (const headers of [undefined, { "X-API-KEY": "lak_not_a_real_key_000000000000000000" }]) {
+      const res = await suite.get("/v1/avatars", headers);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ code: 4010, data: null, message: "Not authenticated" });
+    }
+  });
+
+  it("404 for an unknown avatar, voice or path", async () => {
+    const missing = "00000000-0000-4000-8000-000000000000";
+    for (const p of [`/v1/avatars/${missing}`, `/v1/voices/${missing}`, "/v1/nothing-here"]) {
+      const res = await suite.get(p, key());
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ code: 4040, data: null });
+    }
+  });
+
+  it("405 with Allow for a wrong method", async () => {
+    const res = await suite.request("DELETE", "/v1/languages");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET");
+    expect((await res.json()).code).toBe(4050);
+  });
+
+  it("422 in the interface's shape for a path id that is not a UUID", async () => {
+    const res = await suite.get("/v1/avatars/not-a-uuid", key());
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({
+      detail: [
+        {
+          type: "uuid_parsing",
+          loc: ["path", "avatar_id"],
+          msg: expect.stringMatching(/^Input should be a valid UUID, /),
+          input: "not-a-uuid",
+          ctx: { error: expect.any(String) },
+        },
+      ],
+    });
+  });
+
+  it("422 lists every bad query parameter at once", async () => {
+    const res = await suite.get("/v1/voices?page=0&page_size=101&voice_type=secret", key());
+    expect(res.status).toBe(422);
+    const { detail } = await res.json();
+    expect(detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [["query", "voice_type"], "enum"],
+      [["query", "page"], "greater_than_equal"],
+      [["query", "page_size"], "less_than_equal"],
+    ]);
+  });
+
+  it("accepts page sizes at the bounds", async () => {
+    for (const size of [1, 100]) {
+      expect((await suite.get(`/v1/avatars/public?page_size=${size}`)).status).toBe(200);
+    }
+  });
+});
+
+describe("request ids", () => {
+  it("echoes a caller's X-Request-Id and generates one otherwise", async () => {
+    const echoed = await suite.get("/v1/languages", { "X-Request-Id": "trace-abc-123" });
+    expect(echoed.headers.get("x-request-id")).toBe("trace-abc-123");
+    const generated = await suite.get("/v1/languages");
+    expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const failed = await suite.get("/v1/avatars");
+    expect(failed.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

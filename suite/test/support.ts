@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { readGatewayConfig } from "@avatar/gateway";
+import { type Logger, silentLogger } from "@avatar/runtime";
+import { createTestDatabase } from "@avatar/testkit";
+import { seedDemoSpace } from "../src/demo.js";
+import { type Suite, type SuiteOptions, startSuite } from "../src/start-suite.js";
+
+export interface TestSuite extends Suite {
+  /** The demo space's API key. */
+  apiKey: string;
+  spaceId: string;
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    init?: { headers?: Record<string, string>; body?: unknown },
+  ): Promise<Response>;
+}
+
+/**
+ * The whole suite in this process on a fresh database of the run's Postgres server, with the demo space
+ * seeded. On real NATS when TEST_NATS_URL is set (CI's second run), on the in-process bus otherwise.
+ */
+export async function startTestSuite(
+  options: { log?: Logger; env?: Record<string, string>; overrides?: Partial<SuiteOptions> } = {},
+): Promise<TestSuite> {
+  const db = await createTestDatabase();
+  const dataDir = await mkdtemp(path.join(tmpdir(), "avatar-suite-"));
+  const env = { DATA_DIR: dataDir, ...options.env };
+  const suite = await startSuite({
+    log: options.log ?? silentLogger,
+    databaseUrl: db.url,
+    ...(process.env.TEST_NATS_URL ? { natsUrl: process.env.TEST_NATS_URL } : {}),
+    dataDir,
+    gatewayPort: 0,
+    gatewayHost: "127.0.0.1",
+    env,
+    gatewayConfig: readGatewayConfig(env),
+    ...options.overrides,
+  });
+  const apiKey = `lak_test_${crypto.randomUUID().replaceAll("-", "")}`;
+  const demo = await seedDemoSpace(suite.clients, apiKey);
+  const request = (
+    method: string,
+    p: string,
+    init: { headers?: Record<string, string>; body?: unknown } = {},
+  ) =>
+    fetch(`${suite.gatewayUrl}${p}`, {
+      method,
+      headers: {
+        ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...init.headers,
+      },
+      ...(init.body !== undefined
+        ? { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }
+        : {}),
+    });
+  return {
+    ...suite,
+    apiKey,
+    spaceId: demo.spaceId,
+    request,
+    get: (p, headers) => request("GET", p, headers ? { headers } : {}),
+    stop: async () => {
+      await suite.stop();
+      await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until the start of the next wall-clock second, so a burst falls in one rate-limit window. */
+export async function atNextSecond(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 15));
+}
