@@ -1,6 +1,6 @@
-import { connectNatsBus, createMemoryBus } from "@avatar/bus";
 import {
   ConfigError,
+  connectBus,
   createClients,
   createLogger,
   onShutdownSignal,
@@ -23,13 +23,7 @@ try {
   process.exit(2);
 }
 const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "gateway" } });
-const bus = config.NATS_URL
-  ? await connectNatsBus({
-      url: config.NATS_URL,
-      name: "gateway",
-      logger: (level, msg, f) => log[level](msg, f),
-    })
-  : createMemoryBus();
+const bus = await connectBus({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE }, "gateway", log);
 if (!config.NATS_URL) log.warn("NATS_URL not set: rate limits count per process");
 const running = await startGateway({
   clients: createClients(serviceUrlsFrom(config)),

@@ -1,4 +1,11 @@
-import { type Bus, KvConflictError, type KvEntry, type KvOptions, type KvStore } from "@avatar/bus";
+import {
+  type Bus,
+  createMemoryBus,
+  KvConflictError,
+  type KvEntry,
+  type KvOptions,
+  type KvStore,
+} from "@avatar/bus";
 import { describe, expect, it } from "vitest";
 import {
   KvCounterContentionError,
@@ -11,8 +18,8 @@ import {
 /**
  * A KvStore that honours compare-and-set and yields to the event loop inside every call, so concurrent
  * callers interleave the way they would against a server.
- * NOTE: stand-in until @avatar/bus has an in-process bus; switch to `createMemoryBus().kv(...)` then.
- * The integrator runs the same exactness check against real NATS.
+ * Used where a test needs to reach inside a store (fault injection); exactness runs on the memory bus's
+ * KV here and on real NATS in suite/test/separate-processes.test.ts.
  */
 class CasKvStore implements KvStore {
   readonly entries = new Map<string, KvEntry>();
@@ -81,16 +88,27 @@ describe("KvCounterStore", () => {
     expect(await store.increment("k1", 8)).toBe(1);
   });
 
-  it("counts 50 concurrent increments exactly: 1..50, each once", async () => {
-    const kv = new CasKvStore();
-    const store = new KvCounterStore(kv);
+  it("counts 50 concurrent increments from five replicas exactly: 1..50, each once", async () => {
+    const kv = countingKv(await createMemoryBus().kv("ratelimit"));
+    const replicas = Array.from({ length: 5 }, () => new KvCounterStore(kv));
 
-    const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment("hot", 42)));
+    const counts = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => replicas[i % 5]?.increment("hot", 42) ?? Promise.reject()),
+    );
 
     expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(decode((await kv.get(kvKeyFor("hot", 42)))?.value ?? new Uint8Array())).toBe("50");
-    // The increments really raced; otherwise this test would prove nothing about compare-and-set.
+    // The replicas really raced; otherwise this test would prove nothing about compare-and-set.
     expect(kv.conflicts).toBeGreaterThan(0);
+  });
+
+  it("adds a burst on one key in a few writes instead of one per hit", async () => {
+    const kv = countingKv(await createMemoryBus().kv("ratelimit"));
+    const store = new KvCounterStore(kv);
+    const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment("burst", 7)));
+    expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(kv.writes).toBeLessThanOrEqual(3);
+    expect(kv.conflicts).toBe(0);
   });
 
   it("builds KV-safe keys, hashing a key that is not one safe token", () => {
@@ -162,3 +180,26 @@ describe("KvCounterStore", () => {
     expect(decisions.every((d) => !d.failedOpen)).toBe(true);
   });
 });
+
+/** Counts the writes and conflicts a real KvStore sees. */
+function countingKv(inner: KvStore): KvStore & { writes: number; conflicts: number } {
+  const counted = {
+    writes: 0,
+    conflicts: 0,
+    get: (key: string) => inner.get(key),
+    put: (key: string, value: Uint8Array) => inner.put(key, value),
+    delete: (key: string) => inner.delete(key),
+    create: (key: string, value: Uint8Array) => track(() => inner.create(key, value)),
+    update: (key: string, value: Uint8Array, rev: number) => track(() => inner.update(key, value, rev)),
+  };
+  async function track(write: () => Promise<number>): Promise<number> {
+    counted.writes++;
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof KvConflictError) counted.conflicts++;
+      throw err;
+    }
+  }
+  return counted;
+}

@@ -242,7 +242,7 @@ describe("RateLimiter failing open", () => {
       if (!healthy) throw new Error("down");
       return memory.increment(key, windowId);
     });
-    const { limiter, clock } = limiterWith({ store, cooldownMs: 1000 });
+    const { limiter, clock } = limiterWith({ store, cooldownMs: 1000, failuresBeforeCooldown: 1 });
 
     await limiter.hit(tokenEndpoint);
     expect(store.calls).toBe(1);
@@ -266,7 +266,7 @@ describe("RateLimiter failing open", () => {
     const store = scriptedStore(async () => {
       throw new Error("still down");
     });
-    const { limiter, clock } = limiterWith({ store, cooldownMs: 1000 });
+    const { limiter, clock } = limiterWith({ store, cooldownMs: 1000, failuresBeforeCooldown: 1 });
 
     await limiter.hit(tokenEndpoint);
     clock.advance(1000);
@@ -274,6 +274,28 @@ describe("RateLimiter failing open", () => {
     clock.advance(500);
     await hits(limiter, 5);
     expect(store.calls).toBe(2);
+  });
+
+  it("cools down only after a run of failures; a success in between resets the run", async () => {
+    let failing = true;
+    const memory = new MemoryCounterStore();
+    const store = scriptedStore(async (key, windowId) => {
+      if (failing) throw new Error("slow or down");
+      return memory.increment(key, windowId);
+    });
+    const { limiter } = limiterWith({ store, cooldownMs: 1000, failuresBeforeCooldown: 3 });
+
+    await hits(limiter, 2);
+    failing = false;
+    expect(await limiter.hit(tokenEndpoint)).toMatchObject({ failedOpen: false });
+    failing = true;
+    await hits(limiter, 2);
+    expect(store.calls).toBe(5);
+    await hits(limiter, 1);
+    expect(store.calls).toBe(6);
+    // Three failures in a row: the store rests for the cool-down.
+    await hits(limiter, 4);
+    expect(store.calls).toBe(6);
   });
 
   it("skips the store at once while isAvailable says it is down", async () => {

@@ -25,7 +25,7 @@ const suite = await startSuite({
   gatewayHost: config.HOST,
   gatewayConfig,
   ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
-  ...(config.NATS_URL ? { natsUrl: config.NATS_URL } : {}),
+  ...(config.NATS_URL ? { natsUrl: config.NATS_URL, natsNamespace: config.NATS_NAMESPACE } : {}),
 });
 onShutdownSignal(log, suite.stop);
 

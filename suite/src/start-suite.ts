@@ -1,8 +1,9 @@
 import path from "node:path";
-import { type Bus, connectNatsBus, createMemoryBus } from "@avatar/bus";
+import type { Bus } from "@avatar/bus";
 import { type CounterStore, type GatewayConfig, readGatewayConfig, startGateway } from "@avatar/gateway";
 import {
   type Clients,
+  connectBus,
   createClients,
   type EmbeddedPostgresHandle,
   type Env,
@@ -23,6 +24,8 @@ export interface SuiteOptions {
   databaseUrl?: string;
   /** NATS server; an in-process bus when absent. */
   natsUrl?: string;
+  /** Keeps this suite's subjects, consumers and buckets apart from others on the same NATS. */
+  natsNamespace?: string;
   dataDir: string;
   gatewayPort: number;
   gatewayHost: string;
@@ -65,13 +68,11 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
       databaseUrl = pg.url;
       log.info("embedded postgres started", { port: pg.port });
     }
-    const bus = options.natsUrl
-      ? await connectNatsBus({
-          url: options.natsUrl,
-          name: "suite",
-          logger: (level, msg, f) => log[level](msg, f),
-        })
-      : createMemoryBus();
+    const bus = await connectBus(
+      { natsUrl: options.natsUrl, namespace: options.natsNamespace },
+      "suite",
+      log,
+    );
     cleanups.push(() => bus.close());
 
     const listenings = await Promise.all(serviceModules.map(() => listen({ port: 0, host: "127.0.0.1" })));

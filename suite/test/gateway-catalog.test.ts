@@ -1,6 +1,6 @@
 import { readCatalogFile } from "@avatar/catalog";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSuite, type TestSuite } from "./support.js";
+import { json, startTestSuite, type TestSuite } from "./support.js";
 
 /** The catalog slice through the public gateway, over real HTTP, on the whole suite. */
 
@@ -19,13 +19,13 @@ describe("public reference data (no credential)", () => {
   it("lists the languages of the catalog file in the envelope", async () => {
     const res = await suite.get("/v1/languages");
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await json(res);
     expect(body.code).toBe(100);
     expect(body.data).toEqual(catalog.languages);
   });
 
   it("lists the managed models per provider", async () => {
-    const body = await (await suite.get("/v1/llm-models")).json();
+    const body = await json(await suite.get("/v1/llm-models"));
     expect(body).toMatchObject({
       code: 100,
       data: { vendorB: ["gpt-4o", "gpt-4o-mini", "gpt-5-nano", "gpt-5.4-nano"] },
@@ -33,7 +33,7 @@ describe("public reference data (no credential)", () => {
   });
 
   it("lists public avatars paginated, including a sandbox-enabled and a 1080p one", async () => {
-    const body = await (await suite.get("/v1/avatars/public?page_size=100")).json();
+    const body = await json(await suite.get("/v1/avatars/public?page_size=100"));
     expect(body.data.count).toBe(catalog.public_avatars.length);
     expect(body.data.next).toBeNull();
     expect(body.data.previous).toBeNull();
@@ -50,13 +50,13 @@ describe("public reference data (no credential)", () => {
   });
 
   it("links pages with absolute next/previous URLs that keep the other query parameters", async () => {
-    const first = (await (await suite.get("/v1/avatars/public?page_size=2")).json()).data;
+    const first = (await json(await suite.get("/v1/avatars/public?page_size=2"))).data;
     expect(first.results).toHaveLength(2);
     const next = new URL(first.next);
     expect(next.origin).toBe(suite.gatewayUrl.replace("127.0.0.1", "127.0.0.1"));
     expect(next.searchParams.get("page")).toBe("2");
     expect(next.searchParams.get("page_size")).toBe("2");
-    const second = (await (await fetch(first.next)).json()).data;
+    const second = (await json(await fetch(first.next))).data;
     expect(second.previous).not.toBeNull();
     expect(new URL(second.previous).searchParams.get("page")).toBe("1");
     const ids = new Set([...first.results, ...second.results].map((a: { id: string }) => a.id));
@@ -64,7 +64,7 @@ describe("public reference data (no credential)", () => {
   });
 
   it("answers the OpenAPI document with the interface version", async () => {
-    const doc = await (await suite.get("/openapi.json")).json();
+    const doc = await json(await suite.get("/openapi.json"));
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("0.1.0");
     expect(doc.paths["/v1/avatars/{avatar_id}"].get.parameters[0]).toMatchObject({
@@ -76,7 +76,7 @@ describe("public reference data (no credential)", () => {
 
 describe("API-key reads", () => {
   it("lists the space's own avatars with the demo key", async () => {
-    const body = await (await suite.get("/v1/avatars", key())).json();
+    const body = await json(await suite.get("/v1/avatars", key()));
     expect(body.code).toBe(100);
     expect(body.data.count).toBe(catalog.demo_space_avatars.length);
     for (const a of body.data.results) {
@@ -99,7 +99,7 @@ describe("API-key reads", () => {
 
   it("gets an avatar by id, with its default voice named", async () => {
     const demo = catalog.demo_space_avatars[0];
-    const body = await (await suite.get(`/v1/avatars/${demo?.id}`, key())).json();
+    const body = await json(await suite.get(`/v1/avatars/${demo?.id}`, key()));
     expect(body.data.id).toBe(demo?.id);
     expect(body.data.default_voice).toEqual({ id: demo?.default_voice_id, name: expect.any(String) });
   });
@@ -111,17 +111,17 @@ describe("API-key reads", () => {
   });
 
   it("lists voices and filters by voice_type", async () => {
-    const all = (await (await suite.get("/v1/voices?page_size=100", key())).json()).data;
+    const all = (await json(await suite.get("/v1/voices?page_size=100", key()))).data;
     expect(all.count).toBe(catalog.voices.length);
-    const pub = (await (await suite.get("/v1/voices?voice_type=public", key())).json()).data;
+    const pub = (await json(await suite.get("/v1/voices?voice_type=public", key()))).data;
     expect(pub.count).toBe(catalog.voices.length);
-    const priv = (await (await suite.get("/v1/voices?voice_type=private", key())).json()).data;
+    const priv = (await json(await suite.get("/v1/voices?voice_type=private", key()))).data;
     expect(priv).toEqual({ count: 0, next: null, previous: null, results: [] });
   });
 
   it("gets a voice with its voice engines", async () => {
     const voice = catalog.voices[0];
-    const body = await (await suite.get(`/v1/voices/${voice?.id}`, key())).json();
+    const body = await json(await suite.get(`/v1/voices/${voice?.id}`, key()));
     expect(body.data).toMatchObject({
       id: voice?.id,
       name: voice?.name,
@@ -135,7 +135,7 @@ describe("errors in the contract's shapes", () => {
     for (const headers of [undefined, { "X-API-KEY": "lak_not_a_real_key_000000000000000000" }]) {
       const res = await suite.get("/v1/avatars", headers);
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ code: 4010, data: null, message: "Not authenticated" });
+      expect(await json(res)).toEqual({ code: 4010, data: null, message: "Not authenticated" });
     }
   });
 
@@ -144,7 +144,7 @@ describe("errors in the contract's shapes", () => {
     for (const p of [`/v1/avatars/${missing}`, `/v1/voices/${missing}`, "/v1/nothing-here"]) {
       const res = await suite.get(p, key());
       expect(res.status).toBe(404);
-      expect(await res.json()).toMatchObject({ code: 4040, data: null });
+      expect(await json(res)).toMatchObject({ code: 4040, data: null });
     }
   });
 
@@ -152,13 +152,13 @@ describe("errors in the contract's shapes", () => {
     const res = await suite.request("DELETE", "/v1/languages");
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET");
-    expect((await res.json()).code).toBe(4050);
+    expect((await json(res)).code).toBe(4050);
   });
 
   it("422 in the interface's shape for a path id that is not a UUID", async () => {
     const res = await suite.get("/v1/avatars/not-a-uuid", key());
     expect(res.status).toBe(422);
-    expect(await res.json()).toEqual({
+    expect(await json(res)).toEqual({
       detail: [
         {
           type: "uuid_parsing",
@@ -174,7 +174,7 @@ describe("errors in the contract's shapes", () => {
   it("422 lists every bad query parameter at once", async () => {
     const res = await suite.get("/v1/voices?page=0&page_size=101&voice_type=secret", key());
     expect(res.status).toBe(422);
-    const { detail } = await res.json();
+    const { detail } = await json(res);
     expect(detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
       [["query", "voice_type"], "enum"],
       [["query", "page"], "greater_than_equal"],

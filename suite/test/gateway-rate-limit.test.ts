@@ -1,7 +1,7 @@
 import type { CounterStore } from "@avatar/gateway";
 import { createLogger } from "@avatar/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { atNextSecond, startTestSuite, type TestSuite } from "./support.js";
+import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
 
 /** The interface's Limits section through the public gateway. */
 
@@ -36,7 +36,7 @@ describe("fixed one-second windows", () => {
     for (const r of limited) {
       expect(r.headers.get("retry-after")).toBe("1");
       expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
-      expect(await r.json()).toEqual({ code: 4290, data: null, message: "Rate limit exceeded" });
+      expect(await json(r)).toEqual({ code: 4290, data: null, message: "Rate limit exceeded" });
     }
     expect(ok.every((r) => r.headers.get("retry-after") === null)).toBe(true);
   });

@@ -32,7 +32,10 @@ export async function startTestSuite(
   const suite = await startSuite({
     log: options.log ?? silentLogger,
     databaseUrl: db.url,
-    ...(process.env.TEST_NATS_URL ? { natsUrl: process.env.TEST_NATS_URL } : {}),
+    // Test files run in parallel on one NATS server: each suite gets its own namespace.
+    ...(process.env.TEST_NATS_URL
+      ? { natsUrl: process.env.TEST_NATS_URL, natsNamespace: `t${crypto.randomUUID().slice(0, 8)}` }
+      : {}),
     dataDir,
     gatewayPort: 0,
     gatewayHost: "127.0.0.1",
@@ -75,3 +78,7 @@ export async function startTestSuite(
 export async function atNextSecond(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 15));
 }
+
+/** The decoded JSON body of a response, typed loosely for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
+export const json = async (res: Response): Promise<any> => res.json();

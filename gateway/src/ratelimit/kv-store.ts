@@ -22,31 +22,72 @@ const KV_SAFE_TOKEN = /^[A-Za-z0-9_=-]+$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+interface Waiter {
+  resolve(count: number): void;
+  reject(err: unknown): void;
+}
+
 /**
  * Counts shared by all gateway replicas, kept in a KV bucket with compare-and-set so that concurrent
  * increments from several replicas never lose a hit. One key per caller/endpoint and window.
+ *
+ * Hits on one key that arrive while a write for it is under way are added together in the next write
+ * (+k in one compare-and-set), and each hit gets its own number of the range. A burst on one key thus
+ * costs a few writes per replica instead of one contended write per request, whose retries would grow
+ * with the burst and outlast the limiter's timeout.
  */
 export class KvCounterStore implements CounterStore {
   readonly #kv: KvStore;
   readonly #maxAttempts: number;
+  readonly #waiting = new Map<string, Waiter[]>();
+  readonly #writing = new Set<string>();
 
   constructor(kv: KvStore, options: KvCounterStoreOptions = {}) {
     this.#kv = kv;
     this.#maxAttempts = options.maxAttempts ?? 64;
   }
 
-  async increment(key: string, windowId: number): Promise<number> {
+  increment(key: string, windowId: number): Promise<number> {
     const kvKey = kvKeyFor(key, windowId);
+    return new Promise<number>((resolve, reject) => {
+      const queue = this.#waiting.get(kvKey);
+      if (queue) queue.push({ resolve, reject });
+      else this.#waiting.set(kvKey, [{ resolve, reject }]);
+      if (!this.#writing.has(kvKey)) void this.#drain(kvKey);
+    });
+  }
+
+  /** Writes the waiting hits of a key, batch after batch, until none are left. */
+  async #drain(kvKey: string): Promise<void> {
+    this.#writing.add(kvKey);
+    try {
+      for (let batch = this.#waiting.get(kvKey); batch; batch = this.#waiting.get(kvKey)) {
+        this.#waiting.delete(kvKey);
+        try {
+          const total = await this.#add(kvKey, batch.length);
+          const first = total - batch.length + 1;
+          for (const [i, w] of batch.entries()) w.resolve(first + i);
+        } catch (err) {
+          for (const w of batch) w.reject(err);
+        }
+      }
+    } finally {
+      this.#writing.delete(kvKey);
+    }
+  }
+
+  /** Adds `n` to the key's count with compare-and-set; answers the new count. */
+  async #add(kvKey: string, n: number): Promise<number> {
     for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
-      // Reading first costs two round trips for every hit; creating first would cost three for every hit
+      // Reading first costs two round trips per write; creating first would cost three for every write
       // after the first in a window.
       const entry = await this.#kv.get(kvKey);
       try {
         if (entry === null) {
-          await this.#kv.create(kvKey, encodeCount(1));
-          return 1;
+          await this.#kv.create(kvKey, encodeCount(n));
+          return n;
         }
-        const next = decodeCount(entry.value, kvKey) + 1;
+        const next = decodeCount(entry.value, kvKey) + n;
         await this.#kv.update(kvKey, encodeCount(next), entry.revision);
         return next;
       } catch (err) {

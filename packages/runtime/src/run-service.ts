@@ -1,4 +1,4 @@
-import { connectNatsBus, createMemoryBus } from "@avatar/bus";
+import { connectBus } from "./bus.js";
 import { createClients } from "./clients.js";
 import { ConfigError } from "./config.js";
 import { createLogger } from "./log.js";
@@ -22,13 +22,11 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
     process.exit(2);
   }
   const log = createLogger({ level: config.LOG_LEVEL, fields: { process: module.name } });
-  const bus = config.NATS_URL
-    ? await connectNatsBus({
-        url: config.NATS_URL,
-        name: module.name,
-        logger: (level, msg, f) => log[level](msg, f),
-      })
-    : createMemoryBus();
+  const bus = await connectBus(
+    { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
+    module.name,
+    log,
+  );
   if (!config.NATS_URL) log.warn("NATS_URL not set: events stay inside this process");
   const listening = await listen({ port: config.PORT, host: config.HOST });
   const running = await startService(module, {

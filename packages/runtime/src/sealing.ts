@@ -19,6 +19,7 @@ export interface Sealer {
 }
 
 const FORMAT = "v1";
+const TAG_BYTES = 16;
 
 export function createSealer(keys: SealingKey[], currentKeyId: string): Sealer {
   const byId = new Map(keys.map((k) => [k.id, k.key]));
@@ -52,7 +53,10 @@ export function createSealer(keys: SealingKey[], currentKeyId: string): Sealer {
       }
       const key = byId.get(keyId);
       if (!key) throw new Error(`sealed with unknown key ${keyId}`);
-      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+      // A fixed tag length: GCM would otherwise accept a truncated tag (down to 4 bytes) and check only that.
+      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), {
+        authTagLength: TAG_BYTES,
+      });
       decipher.setAAD(Buffer.from(context, "utf8"));
       decipher.setAuthTag(Buffer.from(tag, "base64url"));
       return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString(

@@ -50,6 +50,8 @@ export async function verifySessionToken(
       issuer: SESSION_TOKEN_ISSUER,
       audience: SESSION_TOKEN_AUDIENCE,
       algorithms: [SESSION_TOKEN_ALG],
+      // jose checks `exp` only when present; a session token without one would never expire.
+      requiredClaims: ["exp"],
       currentDate: now,
     });
     if (

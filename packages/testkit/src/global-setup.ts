@@ -17,7 +17,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dir = await mkdtemp(path.join(tmpdir(), "avatar-test-pg-"));
   // As root, Postgres runs as the `postgres` user, which must be able to enter the folder.
   await chmod(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), persistent: false, throwaway: true });
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(dir, "data"),
+    persistent: false,
+    throwaway: true,
+  });
   project.provide("pgAdminUrl", pg.url);
   return async () => {
     await pg.stop();

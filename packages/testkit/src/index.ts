@@ -1,2 +1,3 @@
 export * from "./nats-server.js";
 export * from "./postgres.js";
+export * from "./processes.js";

@@ -1,0 +1,142 @@
+/**
+ * The message bus every service talks through: one interface, two implementations
+ * (NATS with JetStream, and in-process). Payloads are bytes; typed helpers live in @avatar/runtime.
+ *
+ * Subjects follow NATS rules: dot-separated tokens, `*` matches one token, `>` matches the rest.
+ */
+
+export type BusHeaders = Record<string, string>;
+
+export interface BusMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly headers: BusHeaders;
+}
+
+export type MessageHandler = (msg: BusMessage) => void | Promise<void>;
+
+/** A reply handler returns the reply payload; throwing sends nothing back (the requester times out). */
+export type ReplyHandler = (msg: BusMessage) => Uint8Array | Promise<Uint8Array>;
+
+export interface Subscription {
+  /** Stops delivery; resolves once in-flight handlers of this subscription have finished. */
+  unsubscribe(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Members of one queue group share the messages: each message goes to one member. */
+  queue?: string;
+}
+
+export interface RequestOptions {
+  timeoutMs: number;
+  headers?: BusHeaders;
+}
+
+export interface DurablePublishOptions {
+  /** Messages with the same id published within the dedupe window are stored once. */
+  msgId?: string;
+  headers?: BusHeaders;
+}
+
+export interface DurableConsumerOptions {
+  /** How long a delivered message may stay unacknowledged before it is delivered again. */
+  ackWaitMs?: number;
+  /** Delay before a message whose handler threw is delivered again. */
+  retryDelayMs?: number;
+  /** Deliveries after which a message is given up (logged and dropped). */
+  maxDeliver?: number;
+}
+
+export interface DurableMessage extends BusMessage {
+  /** 1 on first delivery. */
+  readonly deliveryCount: number;
+}
+
+export type DurableHandler = (msg: DurableMessage) => void | Promise<void>;
+
+export interface KvEntry {
+  value: Uint8Array;
+  revision: number;
+}
+
+export interface KvOptions {
+  /** Entries older than this are removed (bucket-wide; NATS 2.9 has no per-key TTL). */
+  ttlMs?: number;
+}
+
+/** A key-value bucket with compare-and-set. Keys: letters, digits, `-`, `_`, `=`, `.`, `/`. */
+export interface KvStore {
+  get(key: string): Promise<KvEntry | null>;
+  /** Writes only when the key does not exist; throws KvConflictError otherwise. Returns the revision. */
+  create(key: string, value: Uint8Array): Promise<number>;
+  /** Writes only when the key's current revision is `expectedRevision`; throws KvConflictError otherwise. */
+  update(key: string, value: Uint8Array, expectedRevision: number): Promise<number>;
+  put(key: string, value: Uint8Array): Promise<number>;
+  delete(key: string): Promise<void>;
+}
+
+export type BusStatus = "connected" | "reconnecting" | "closed";
+
+export interface Bus {
+  readonly kind: "nats" | "memory";
+  /** Current connection state; an in-process bus is connected until closed. */
+  status(): BusStatus;
+
+  /** At-most-once fan-out to current subscribers. */
+  publish(subject: string, data: Uint8Array, headers?: BusHeaders): void;
+  subscribe(subject: string, handler: MessageHandler, options?: SubscribeOptions): Subscription;
+
+  /** Request/reply. Rejects with NoRespondersError when nobody serves the subject, RequestTimeoutError on timeout. */
+  request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Uint8Array>;
+  serve(subject: string, handler: ReplyHandler, options?: SubscribeOptions): Subscription;
+
+  /**
+   * At-least-once events. Subjects must start with `events.`; they are stored until every named
+   * consumer has acknowledged them. A consumer created after a message was published still gets it.
+   */
+  publishDurable(subject: string, data: Uint8Array, options?: DurablePublishOptions): Promise<void>;
+  /**
+   * Replicas that consume with the same `consumer` name share the work: each message is handled by one
+   * of them and acknowledged when the handler resolves; a throwing handler gets the message again later.
+   */
+  consumeDurable(
+    subject: string,
+    consumer: string,
+    handler: DurableHandler,
+    options?: DurableConsumerOptions,
+  ): Promise<Subscription>;
+
+  kv(bucket: string, options?: KvOptions): Promise<KvStore>;
+
+  /** Finishes in-flight handlers, flushes what was published, then disconnects. */
+  close(): Promise<void>;
+}
+
+export class NoRespondersError extends Error {
+  constructor(subject: string) {
+    super(`no responders for ${subject}`);
+    this.name = "NoRespondersError";
+  }
+}
+
+export class RequestTimeoutError extends Error {
+  constructor(subject: string, timeoutMs: number) {
+    super(`request to ${subject} timed out after ${timeoutMs} ms`);
+    this.name = "RequestTimeoutError";
+  }
+}
+
+export class KvConflictError extends Error {
+  constructor(bucket: string, key: string) {
+    super(`kv ${bucket}/${key}: revision conflict`);
+    this.name = "KvConflictError";
+  }
+}
+
+export class BusClosedError extends Error {
+  constructor() {
+    super("bus is closed");
+    this.name = "BusClosedError";
+  }
+}

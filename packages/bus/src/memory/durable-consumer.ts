@@ -1,0 +1,196 @@
+/**
+ * One named durable consumer over the in-process event log, with JetStream's pull-consumer semantics:
+ * every matching event is handled once per consumer name (shared by all its subscriptions, each handling
+ * one message at a time), acknowledged when the handler resolves, redelivered `retryDelayMs` after a
+ * throw or `ackWaitMs` after a delivery that has not completed, and dropped after `maxDeliver` deliveries.
+ */
+import type { DurableHandler, DurableMessage, Subscription } from "../bus.js";
+import type { ConsumerSettings } from "../durable-settings.js";
+import { InFlight } from "../in-flight.js";
+import { type BusLogger, errorText } from "../logger.js";
+import type { EventLog } from "./event-log.js";
+
+interface Pending {
+  deliveries: number;
+  /** delivered: a handler has it; waiting: retry delay running; ready: queued for redelivery. */
+  state: "delivered" | "waiting" | "ready";
+  timer: NodeJS.Timeout | undefined;
+}
+
+interface Worker {
+  readonly handler: DurableHandler;
+  readonly inFlight: InFlight;
+  active: boolean;
+  busy: boolean;
+}
+
+export class MemoryDurableConsumer {
+  /** Next log sequence not yet looked at. */
+  #cursor = 1;
+  readonly #pending = new Map<number, Pending>();
+  /** Sequences waiting for redelivery, oldest first. */
+  #ready: number[] = [];
+  readonly #workers: Worker[] = [];
+  #turn = 0;
+  #scheduled = false;
+
+  constructor(
+    private readonly log: EventLog,
+    readonly name: string,
+    private filter: string,
+    private settings: ConsumerSettings,
+    private readonly logger: BusLogger,
+  ) {}
+
+  /** A later consumeDurable with the same name updates the filter and settings, like a JetStream update. */
+  configure(filter: string, settings: ConsumerSettings): void {
+    this.filter = filter;
+    this.settings = settings;
+  }
+
+  attach(handler: DurableHandler): Subscription {
+    const worker: Worker = { handler, inFlight: new InFlight(), active: true, busy: false };
+    this.#workers.push(worker);
+    this.schedule();
+    return { unsubscribe: () => this.#detach(worker) };
+  }
+
+  /** Looks for deliverable messages on a later tick (never inside the caller's stack). */
+  schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#workers].map((worker) => this.#detach(worker)));
+    for (const pending of this.#pending.values()) clearTimeout(pending.timer);
+    this.#pending.clear();
+    this.#ready = [];
+  }
+
+  async #detach(worker: Worker): Promise<void> {
+    worker.active = false;
+    const index = this.#workers.indexOf(worker);
+    if (index >= 0) this.#workers.splice(index, 1);
+    await worker.inFlight.idle();
+  }
+
+  #dispatch(): void {
+    for (;;) {
+      const worker = this.#idleWorker();
+      if (!worker) return;
+      const seq = this.#nextSeq();
+      if (seq === undefined) return;
+      this.#deliver(worker, seq);
+    }
+  }
+
+  #idleWorker(): Worker | undefined {
+    for (let i = 0; i < this.#workers.length; i++) {
+      const worker = this.#workers[(this.#turn + i) % this.#workers.length];
+      if (worker?.active && !worker.busy) {
+        this.#turn = (this.#turn + i + 1) % this.#workers.length;
+        return worker;
+      }
+    }
+    return undefined;
+  }
+
+  #nextSeq(): number | undefined {
+    for (let seq = this.#ready.shift(); seq !== undefined; seq = this.#ready.shift()) {
+      if (this.log.get(seq)) return seq;
+      this.#forget(seq); // aged out of the log
+    }
+    const event = this.log.next(this.#cursor, this.filter);
+    if (!event) {
+      this.#cursor = this.log.endSeq;
+      return undefined;
+    }
+    this.#cursor = event.seq + 1;
+    this.#pending.set(event.seq, { deliveries: 0, state: "ready", timer: undefined });
+    return event.seq;
+  }
+
+  #deliver(worker: Worker, seq: number): void {
+    const pending = this.#pending.get(seq);
+    const event = this.log.get(seq);
+    if (!pending || !event) return;
+    const attempt = ++pending.deliveries;
+    pending.state = "delivered";
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(() => this.#ackWaitExpired(seq, attempt), this.settings.ackWaitMs);
+    const msg: DurableMessage = {
+      subject: event.subject,
+      data: event.data.slice(),
+      headers: { ...event.headers },
+      deliveryCount: attempt,
+    };
+    worker.busy = true;
+    worker.inFlight
+      .run(() => worker.handler(msg))
+      .then(
+        () => this.#acknowledge(seq),
+        (err: unknown) => this.#failed(seq, attempt, event.subject, err),
+      )
+      .finally(() => {
+        worker.busy = false;
+        this.schedule();
+      });
+  }
+
+  /** Success acknowledges the message even if an older delivery attempt is the one finishing. */
+  #acknowledge(seq: number): void {
+    this.#forget(seq);
+  }
+
+  #failed(seq: number, attempt: number, subject: string, err: unknown): void {
+    const pending = this.#pending.get(seq);
+    // Only the current delivery decides; an expired one has already been queued for redelivery.
+    if (!pending || pending.deliveries !== attempt || pending.state !== "delivered") return;
+    clearTimeout(pending.timer);
+    const fields = { consumer: this.name, subject, deliveryCount: attempt, error: errorText(err) };
+    if (attempt >= this.settings.maxDeliver) {
+      this.logger("error", "durable handler failed on last delivery; message dropped", fields);
+      this.#forget(seq);
+      return;
+    }
+    this.logger("warn", "durable handler failed; will redeliver", fields);
+    pending.state = "waiting";
+    pending.timer = setTimeout(() => this.#makeReady(seq), this.settings.retryDelayMs);
+  }
+
+  #ackWaitExpired(seq: number, attempt: number): void {
+    const pending = this.#pending.get(seq);
+    if (!pending || pending.deliveries !== attempt || pending.state !== "delivered") return;
+    if (attempt >= this.settings.maxDeliver) {
+      this.logger("error", "durable message not acknowledged on last delivery; message dropped", {
+        consumer: this.name,
+        deliveryCount: attempt,
+      });
+      this.#forget(seq);
+      return;
+    }
+    this.#makeReady(seq);
+  }
+
+  #makeReady(seq: number): void {
+    const pending = this.#pending.get(seq);
+    if (!pending || pending.state === "ready") return;
+    pending.state = "ready";
+    pending.timer = undefined;
+    this.#ready.push(seq);
+    this.#ready.sort((a, b) => a - b);
+    this.schedule();
+  }
+
+  #forget(seq: number): void {
+    const pending = this.#pending.get(seq);
+    if (pending) clearTimeout(pending.timer);
+    this.#pending.delete(seq);
+    this.#ready = this.#ready.filter((s) => s !== seq);
+  }
+}

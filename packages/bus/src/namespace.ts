@@ -1,0 +1,39 @@
+import type { Bus, BusMessage, DurableMessage } from "./bus.js";
+
+/**
+ * Keeps several deployments (or parallel test runs) apart on one NATS server: every subject, durable
+ * consumer and KV bucket gets the namespace, and handlers see the subjects without it. Durable subjects
+ * stay under `events.` (`events.<ns>.…`) so the shared events stream still holds them.
+ */
+export function withNamespace(bus: Bus, namespace: string): Bus {
+  if (!/^[A-Za-z0-9_-]+$/.test(namespace)) throw new Error(`invalid bus namespace "${namespace}"`);
+  const core = (s: string) => `${namespace}.${s}`;
+  // A subject outside `events.` is passed on unchanged, for the bus to reject as it always does.
+  const durable = (s: string) => (s.startsWith("events.") ? `events.${namespace}.${s.slice(7)}` : s);
+  const unprefix = (s: string) =>
+    s.startsWith(`events.${namespace}.`)
+      ? `events.${s.slice(8 + namespace.length)}`
+      : s.startsWith(`${namespace}.`)
+        ? s.slice(namespace.length + 1)
+        : s;
+  const plain = <M extends BusMessage>(msg: M): M => ({ ...msg, subject: unprefix(msg.subject) });
+
+  return {
+    kind: bus.kind,
+    status: () => bus.status(),
+    publish: (subject, data, headers) => bus.publish(core(subject), data, headers),
+    subscribe: (subject, handler, options) => bus.subscribe(core(subject), (m) => handler(plain(m)), options),
+    request: (subject, data, options) => bus.request(core(subject), data, options),
+    serve: (subject, handler, options) => bus.serve(core(subject), (m) => handler(plain(m)), options),
+    publishDurable: (subject, data, options) => bus.publishDurable(durable(subject), data, options),
+    consumeDurable: (subject, consumer, handler, options) =>
+      bus.consumeDurable(
+        durable(subject),
+        `${namespace}_${consumer}`,
+        (m: DurableMessage) => handler(plain(m)),
+        options,
+      ),
+    kv: (bucket, options) => bus.kv(`${namespace}_${bucket}`, options),
+    close: () => bus.close(),
+  };
+}

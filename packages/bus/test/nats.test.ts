@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type NatsServerHandle,
+  natsServerAvailable,
+  startNatsServer,
+} from "../../testkit/src/nats-server.js";
+import { type Bus, RequestTimeoutError } from "../src/bus.js";
+import { createBusFromEnv } from "../src/index.js";
+import { durableName } from "../src/nats/names.js";
+import { connectNatsBus } from "../src/nats.js";
+import { busContract, busLoggingContract } from "./contract.js";
+import { recordingLogger, str, text, uniqueId, waitFor } from "./support.js";
+
+const available = natsServerAvailable();
+if (!available && process.env.CI === "true") {
+  throw new Error("nats-server is required in CI (install it or set NATS_SERVER_BIN)");
+}
+if (!available) console.warn("nats-server not found: skipping the NATS bus tests");
+
+/** Short bound so outage tests finish quickly; production default is DEFAULT_NATS_TIMEOUT_MS. */
+const TIMEOUT_MS = 2_000;
+
+describe.skipIf(!available)("nats", () => {
+  let server: NatsServerHandle;
+  const connect = () =>
+    connectNatsBus({ url: server.url, logger: recordingLogger().logger, timeoutMs: TIMEOUT_MS });
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  busContract("nats", async () => {
+    const bus = await connect();
+    return { bus, bus2: connect, cleanup: () => bus.close() };
+  });
+
+  busLoggingContract("nats", (logger) => connectNatsBus({ url: server.url, logger, timeoutMs: TIMEOUT_MS }));
+
+  it("createBusFromEnv gives the NATS bus for a URL", async () => {
+    const bus = await createBusFromEnv(server.url, { logger: recordingLogger().logger });
+    expect(bus.kind).toBe("nats");
+    await bus.close();
+  });
+
+  it("accepts consumer names that are not valid JetStream durable names", async () => {
+    const id = uniqueId();
+    const bus = await connect();
+    try {
+      const got: string[] = [];
+      await bus.consumeDurable(
+        `events.${id}.n`,
+        `billing.v1 worker/${id}`,
+        (m) => void got.push(str(m.data)),
+      );
+      await bus.publishDurable(`events.${id}.n`, text("x"));
+      await waitFor("event", () => got.length === 1);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  describe.each([
+    { keepStore: true, outage: "a restart that keeps the JetStream store" },
+    { keepStore: false, outage: "a restart that loses all JetStream state" },
+  ])("nats bus through $outage", ({ keepStore }) => {
+    it("keeps running, fails operations within their bound, and works again afterwards", async () => {
+      const id = uniqueId();
+      const bus: Bus = await connect();
+      try {
+        bus.serve(`t.${id}.svc`, (m) => text(`re:${str(m.data)}`));
+        const events: string[] = [];
+        await bus.consumeDurable(`events.${id}.>`, `outage${id}`, (m) => void events.push(str(m.data)), {
+          ackWaitMs: 2_000,
+        });
+        const kv = await bus.kv(`outage${id}`);
+        await kv.put("k", text("before"));
+        await bus.publishDurable(`events.${id}.e`, text("before"));
+        await waitFor("event before outage", () => events.includes("before"));
+
+        await server.stop({ keepStore });
+        await waitFor("status reconnecting", () => bus.status() === "reconnecting");
+
+        const bound = TIMEOUT_MS + 3_000;
+        const timed = async (what: Promise<unknown>) => {
+          const started = Date.now();
+          const outcome = await what.then(
+            () => "resolved",
+            (err: unknown) => err,
+          );
+          return { outcome, elapsed: Date.now() - started };
+        };
+        expect(() => bus.publish(`t.${id}.x`, text("buffered"))).not.toThrow();
+        const request = await timed(bus.request(`t.${id}.svc`, text("?"), { timeoutMs: 500 }));
+        expect(request.outcome).toBeInstanceOf(RequestTimeoutError);
+        expect(request.elapsed).toBeLessThan(bound);
+        for (const op of [
+          bus.publishDurable(`events.${id}.e`, text("during")),
+          kv.get("k"),
+          kv.put("k", text("during")),
+          bus.kv(`other${id}`),
+        ]) {
+          const result = await timed(op);
+          expect(result.outcome).toBeInstanceOf(Error);
+          expect(result.elapsed).toBeLessThan(bound);
+        }
+        expect(bus.status()).toBe("reconnecting");
+
+        await server.restart();
+        await waitFor("status connected", () => bus.status() === "connected", 30_000);
+
+        await waitFor(
+          "request served after restart",
+          async () => {
+            const reply = await bus
+              .request(`t.${id}.svc`, text("hi"), { timeoutMs: 1_000 })
+              .catch(() => null);
+            return reply !== null && str(reply) === "re:hi";
+          },
+          30_000,
+        );
+        await bus.publishDurable(`events.${id}.e`, text("after"));
+        await waitFor(
+          "event after restart reaches the existing consumer",
+          () => events.includes("after"),
+          30_000,
+        );
+        await kv.put("k", text("after"));
+        const entry = await kv.get("k");
+        expect(entry && str(entry.value)).toBe("after");
+      } finally {
+        await bus.close();
+      }
+    });
+  });
+
+  it("fails to connect when no server listens", async () => {
+    await expect(
+      connectNatsBus({ url: "nats://127.0.0.1:1", logger: recordingLogger().logger, timeoutMs: TIMEOUT_MS }),
+    ).rejects.toThrow();
+  });
+});
+
+describe("durableName", () => {
+  it("keeps safe names and makes others safe without merging distinct names", () => {
+    expect(durableName("billing-worker_1")).toBe("billing-worker_1");
+    const dotted = durableName("a.b");
+    const underscored = durableName("a_b");
+    expect(dotted).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(dotted).not.toBe(underscored);
+    expect(durableName("x".repeat(300)).length).toBeLessThanOrEqual(64);
+  });
+});

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+
+/** The repository root (processes run from there, as `pnpm start` does). */
+export const repoRoot = path.resolve(import.meta.dirname, "../../..");
+
+export interface SpawnedProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Everything the process wrote, stdout and stderr interleaved. */
+  output(): string;
+  /** SIGTERM, then the exit code (SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+/** Runs one of the suite's entry points (`services/catalog/src/main.ts`, ...) as its own Node process. */
+export function spawnEntry(name: string, entry: string, env: Record<string, string>): SpawnedProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    name,
+    child,
+    output: () => out,
+    stop: async (graceMs = 15_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Polls `url` until it answers 200 (or the process exits, or the time runs out). */
+export async function waitForReady(url: string, proc: SpawnedProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited early:\n${proc.output()}`);
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${proc.name} not ready at ${url} after ${timeoutMs} ms:\n${proc.output()}`);
+}
