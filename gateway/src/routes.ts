@@ -1,90 +1,35 @@
-import * as catalog from "./api/catalog.js";
+import { agentsRoutes } from "./api/agents.routes.js";
+import { catalogRoutes } from "./api/catalog.routes.js";
+import { memoryRoutes } from "./api/memory.routes.js";
+import { sessionTokenRoutes } from "./api/session-token.routes.js";
+import { sessionRoutes } from "./api/sessions.routes.js";
 import { type Route, route } from "./http/route.js";
+import { LIMIT_DEFAULT } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 
-/** Requests per second per credential (the interface's Limits section). */
-export const LIMIT_DEFAULT = 10;
-export const LIMIT_SESSION_LIFECYCLE = 5;
-
 /** Every public operation: method, path, credential, limit, request schemas and handler. */
-export const routes: Route[] = [
-  route({
-    method: "GET",
-    path: "/healthz",
-    summary: "Liveness of the gateway",
-    auth: "none",
-    rateLimit: LIMIT_DEFAULT,
-    handle: async () => ({ data: { status: "ok" } }),
-  }),
-  route({
-    method: "GET",
-    path: "/openapi.json",
-    summary: "This document",
-    auth: "none",
-    rateLimit: LIMIT_DEFAULT,
-    handle: async (ctx) => ({
-      raw: { contentType: "application/json", body: JSON.stringify(openApiDocument(routes, ctx.baseUrl)) },
+export const routes: Route[] = [...systemRoutes(), ...catalogRoutes];
+
+/** Health and this API's own description. */
+function systemRoutes(): Route[] {
+  return [
+    route({
+      method: "GET",
+      path: "/healthz",
+      summary: "Liveness of the gateway",
+      auth: "none",
+      rateLimit: LIMIT_DEFAULT,
+      handle: async () => ({ data: { status: "ok" } }),
     }),
-  }),
-  route({
-    method: "GET",
-    path: "/v1/languages",
-    summary: "List supported languages",
-    auth: "none",
-    rateLimit: LIMIT_DEFAULT,
-    handle: catalog.listLanguages,
-  }),
-  route({
-    method: "GET",
-    path: "/v1/llm-models",
-    summary: "List managed language models per provider",
-    auth: "none",
-    rateLimit: LIMIT_DEFAULT,
-    handle: catalog.listLlmModels,
-  }),
-  route({
-    method: "GET",
-    path: "/v1/avatars",
-    summary: "List the space's avatars",
-    auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
-    query: catalog.avatarListQuery,
-    handle: catalog.listAvatars,
-  }),
-  route({
-    method: "GET",
-    path: "/v1/avatars/public",
-    summary: "List public avatars",
-    auth: "none",
-    rateLimit: LIMIT_DEFAULT,
-    query: catalog.avatarListQuery,
-    handle: catalog.listPublicAvatars,
-  }),
-  route({
-    method: "GET",
-    path: "/v1/avatars/{avatar_id}",
-    summary: "Get an avatar",
-    auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
-    params: catalog.avatarPath,
-    handle: catalog.getAvatar,
-  }),
-  route({
-    method: "GET",
-    path: "/v1/voices",
-    summary: "List voices",
-    auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
-    query: catalog.voiceListQuery,
-    handle: catalog.listVoices,
-  }),
-  route({
-    method: "GET",
-    path: "/v1/voices/{voice_id}",
-    summary: "Get a voice with its voice engines",
-    auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
-    params: catalog.voicePath,
-    handle: catalog.getVoice,
-  }),
-];
+    route({
+      method: "GET",
+      path: "/openapi.json",
+      summary: "This document",
+      auth: "none",
+      rateLimit: LIMIT_DEFAULT,
+      handle: async (ctx) => ({
+        raw: { contentType: "application/json", body: JSON.stringify(openApiDocument(routes, ctx.baseUrl)) },
+      }),
+    }),
+  ];
+}

@@ -1,6 +1,15 @@
+import { agentsModule } from "@avatar/agents";
 import { catalogModule } from "@avatar/catalog";
+import { memoryModule } from "@avatar/memory";
 import type { AnyServiceModule } from "@avatar/runtime";
+import { sessionsModule } from "@avatar/sessions";
 import { tokensModule } from "@avatar/tokens";
 
 /** Every internal service, in the order they start. */
-export const serviceModules: AnyServiceModule[] = [catalogModule, tokensModule];
+export const serviceModules: AnyServiceModule[] = [
+  catalogModule,
+  tokensModule,
+  agentsModule,
+  memoryModule,
+  sessionsModule,
+];

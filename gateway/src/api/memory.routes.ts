@@ -1,0 +1,4 @@
+import type { Route } from "../http/route.js";
+
+/** Session memories. */
+export const memoryRoutes: Route[] = [];

@@ -1,0 +1,4 @@
+import { runServiceProcess } from "@avatar/runtime";
+import { agentsModule } from "./index.js";
+
+await runServiceProcess(agentsModule);

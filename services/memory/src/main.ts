@@ -1,0 +1,4 @@
+import { runServiceProcess } from "@avatar/runtime";
+import { memoryModule } from "./index.js";
+
+await runServiceProcess(memoryModule);
