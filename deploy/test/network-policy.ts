@@ -1,0 +1,85 @@
+import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import type { IContainerPort } from "kubernetes-models/v1";
+
+type Labels = Record<string, string>;
+type Selector = NonNullable<INetworkPolicy["spec"]>["podSelector"];
+type Rule = { ports?: { protocol?: string; port?: number | string }[] };
+type Peer = NonNullable<NonNullable<NonNullable<INetworkPolicy["spec"]>["ingress"]>[number]["from"]>[number];
+
+export function selects(selector: Selector | undefined, labels: Labels): boolean {
+  if (!selector) return false;
+  const exact = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  return (
+    exact &&
+    (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+      const value = labels[key];
+      if (operator === "In") return value !== undefined && values.includes(value);
+      if (operator === "NotIn") return value === undefined || !values.includes(value);
+      if (operator === "Exists") return value !== undefined;
+      if (operator === "DoesNotExist") return value === undefined;
+      return false;
+    })
+  );
+}
+
+/** A pod as the policies see it: its labels and its named container ports. */
+export interface Pod {
+  labels: Labels;
+  ports: IContainerPort[];
+}
+
+/** Who opens the connection: a pod of the same namespace, or anyone outside it (ingress controller, internet). */
+export type Source = { pod: Labels } | "outside";
+
+function appliesTo(policy: INetworkPolicy, pod: Labels, direction: "Ingress" | "Egress"): boolean {
+  const spec = policy.spec;
+  if (!spec || !selects(spec.podSelector, pod)) return false;
+  const types = spec.policyTypes ?? (spec.egress ? ["Ingress", "Egress"] : ["Ingress"]);
+  return types.includes(direction);
+}
+
+function portMatches(rule: Rule, target: Pod | undefined, port: number, protocol: string): boolean {
+  if (!rule.ports || rule.ports.length === 0) return true;
+  return rule.ports.some((p) => {
+    if ((p.protocol ?? "TCP") !== protocol) return false;
+    if (p.port === undefined) return true;
+    if (typeof p.port === "number") return p.port === port;
+    return target?.ports.some((c) => c.name === p.port && c.containerPort === port) ?? false;
+  });
+}
+
+/**
+ * A namespaceSelector or ipBlock peer counts as admitting anyone (this suite uses neither), so a check
+ * that something is unreachable can only err on the safe side.
+ */
+function peerAdmits(peer: Peer, source: Source): boolean {
+  if (peer.namespaceSelector || peer.ipBlock) return true;
+  return source !== "outside" && selects(peer.podSelector, source.pod);
+}
+
+/** Whether the policies let `source` open a TCP connection to `port` of `target` (policies are additive). */
+export function ingressAllowed(
+  policies: INetworkPolicy[],
+  target: Pod,
+  source: Source,
+  port: number,
+): boolean {
+  const applying = policies.filter((p) => appliesTo(p, target.labels, "Ingress"));
+  if (applying.length === 0) return true;
+  return applying.some((policy) =>
+    (policy.spec?.ingress ?? []).some(
+      (rule) =>
+        portMatches(rule, target, port, "TCP") &&
+        (!rule.from || rule.from.length === 0 || rule.from.some((peer) => peerAdmits(peer, source))),
+    ),
+  );
+}
+
+/** Whether the pod may still send DNS queries under its egress policies: a rule for UDP 53 or for any port. */
+export function dnsEgressAllowed(policies: INetworkPolicy[], pod: Labels): boolean {
+  const applying = policies.filter((p) => appliesTo(p, pod, "Egress"));
+  if (applying.length === 0) return true;
+  return applying.some((policy) =>
+    (policy.spec?.egress ?? []).some((rule) => portMatches(rule, undefined, 53, "UDP")),
+  );
+}

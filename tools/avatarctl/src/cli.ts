@@ -1,0 +1,96 @@
+import { createClients } from "@avatar/runtime";
+import { commandWords, parseCommandArgs, resolveServiceUrls, wantsHelp } from "./args.js";
+import type { Command, Io } from "./command.js";
+import { creditsCommands } from "./commands/credits.js";
+import { importCommands } from "./commands/import.js";
+import { keyCommands } from "./commands/key.js";
+import { spaceCommands } from "./commands/space.js";
+import { reportError, UsageError } from "./errors.js";
+import { commandHelp, groupHelp, mainHelp } from "./help.js";
+import { createOutput } from "./output.js";
+
+export type { Io } from "./command.js";
+
+export const commands: Command[] = [...spaceCommands, ...keyCommands, ...creditsCommands, ...importCommands];
+
+const groups = [...new Set(commands.map((c) => c.group))];
+
+/** Runs one command line and answers its exit code: 0 done, 1 a service failed, 2 a usage error. */
+export async function run(argv: string[], io: Io): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (err) {
+    const report = reportError(err);
+    for (const line of report.lines) io.stderr(`avatarctl: ${line}\n`);
+    return report.exitCode;
+  }
+}
+
+async function dispatch(argv: string[], io: Io): Promise<number> {
+  const [group, action] = commandWords(argv, 2);
+  if (group === undefined) {
+    if (wantsHelp(argv)) return printed(io, mainHelp(commands));
+    throw new UsageError(`missing command (commands: ${groups.join(", ")}; see "avatarctl help")`);
+  }
+  if (group === "help") return printed(io, helpFor(commandWords(argv, 3).slice(1)));
+
+  const inGroup = commandsOf(group);
+  if (action === undefined || action === "help") {
+    if (action === "help" || wantsHelp(argv)) return printed(io, groupHelp(group, inGroup));
+    throw new UsageError(`missing command after "${group}": one of ${inGroup.map((c) => c.name).join(", ")}`);
+  }
+  const command = commandOf(group, action);
+  if (wantsHelp(argv)) return printed(io, commandHelp(command));
+
+  let prepared: ReturnType<Command["prepare"]>;
+  let urls: ReturnType<typeof resolveServiceUrls>;
+  try {
+    const { values, positionals } = parseCommandArgs(argv, command.options);
+    prepared = command.prepare(values, checkPositionals(command, positionals.slice(2)));
+    urls = resolveServiceUrls(prepared.services, values, io.env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`${err.message} (see "avatarctl ${group} ${action} --help")`);
+  }
+  await prepared.run({ clients: createClients(urls), out: createOutput(io), env: io.env });
+  return 0;
+}
+
+function printed(io: Io, text: string): number {
+  io.stdout(text);
+  return 0;
+}
+
+function commandsOf(group: string): Command[] {
+  const found = commands.filter((c) => c.group === group);
+  if (found.length === 0) {
+    throw new UsageError(`unknown command "${group}" (commands: ${groups.join(", ")}; see "avatarctl help")`);
+  }
+  return found;
+}
+
+function commandOf(group: string, action: string): Command {
+  const inGroup = commandsOf(group);
+  const command = inGroup.find((c) => c.name === action);
+  if (!command) {
+    throw new UsageError(
+      `unknown command "${group} ${action}" (${group} commands: ${inGroup.map((c) => c.name).join(", ")})`,
+    );
+  }
+  return command;
+}
+
+function helpFor(words: string[]): string {
+  const [group, action] = words;
+  if (group === undefined) return mainHelp(commands);
+  if (action === undefined) return groupHelp(group, commandsOf(group));
+  return commandHelp(commandOf(group, action));
+}
+
+function checkPositionals(command: Command, given: string[]): string[] {
+  const missing = command.positionals[given.length];
+  if (missing) throw new UsageError(`missing ${missing}`);
+  const extra = given[command.positionals.length];
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+  return given;
+}

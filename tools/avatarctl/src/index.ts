@@ -1,0 +1,2 @@
+/** avatarctl in-process, for tests and scripts: `run(argv, io)` answers the exit code. */
+export { commands, type Io, run } from "./cli.js";
