@@ -92,8 +92,9 @@ export interface Bus {
   serve(subject: string, handler: ReplyHandler, options?: SubscribeOptions): Subscription;
 
   /**
-   * At-least-once events. Subjects must start with `events.`; they are stored until every named
-   * consumer has acknowledged them. A consumer created after a message was published still gets it.
+   * At-least-once events. Subjects must start with `events.`; they are kept for days, so a consumer
+   * created after a message was published still gets it. Plain subscribers of the subject see every
+   * publish too (at most once each, duplicates included), like any published message.
    */
   publishDurable(subject: string, data: Uint8Array, options?: DurablePublishOptions): Promise<void>;
   /**

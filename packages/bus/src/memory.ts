@@ -85,6 +85,9 @@ class MemoryBus implements Bus {
   ): Promise<void> {
     this.#lifecycle.assertUsable();
     assertDurablePublishSubject(subject);
+    // As on NATS, where a JetStream publish is also a plain message: live subscribers see every publish,
+    // even one the stream drops as a duplicate.
+    this.#pubsub.publish(subject, data, options.headers);
     if (!this.#log.append(subject, data, options.headers ?? {}, options.msgId)) return;
     for (const consumer of this.#consumers.values()) consumer.schedule();
   }

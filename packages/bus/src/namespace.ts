@@ -7,9 +7,12 @@ import type { Bus, BusMessage, DurableMessage } from "./bus.js";
  */
 export function withNamespace(bus: Bus, namespace: string): Bus {
   if (!/^[A-Za-z0-9_-]+$/.test(namespace)) throw new Error(`invalid bus namespace "${namespace}"`);
-  const core = (s: string) => `${namespace}.${s}`;
-  // A subject outside `events.` is passed on unchanged, for the bus to reject as it always does.
-  const durable = (s: string) => (s.startsWith("events.") ? `events.${namespace}.${s.slice(7)}` : s);
+  // One mapping for every subject, so a plain subscriber of an `events.` subject sees its durable events.
+  const scoped = (s: string) =>
+    s.startsWith("events.") ? `events.${namespace}.${s.slice(7)}` : `${namespace}.${s}`;
+  // A durable subject outside `events.` is passed on unchanged, for the bus to reject as it always does.
+  const durable = (s: string) => (s.startsWith("events.") ? scoped(s) : s);
+  const core = scoped;
   const unprefix = (s: string) =>
     s.startsWith(`events.${namespace}.`)
       ? `events.${s.slice(8 + namespace.length)}`

@@ -241,6 +241,16 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
         await expect(bus.consumeDurable(`t.${id}.>`, `c${id}`, () => undefined)).rejects.toThrow(/events\./);
       });
 
+      it("also reach plain subscribers of the subject, every publish (duplicates too)", async () => {
+        const got: string[] = [];
+        bus.subscribe(`events.${id}.live`, (m) => void got.push(str(m.data)));
+        await bus.publishDurable(`events.${id}.live`, text("a"), { msgId: `m${id}` });
+        await bus.publishDurable(`events.${id}.live`, text("a"), { msgId: `m${id}` });
+        await bus.publishDurable(`events.${id}.live`, text("b"));
+        await waitFor("three live messages", () => got.length >= 3);
+        expect(got).toEqual(["a", "a", "b"]);
+      });
+
       it("reach a consumer created after they were published, in order, with headers", async () => {
         for (const n of [1, 2, 3]) {
           await bus.publishDurable(`events.${id}.early`, text(String(n)), { headers: { "x-n": String(n) } });
