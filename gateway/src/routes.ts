@@ -8,7 +8,14 @@ import { LIMIT_DEFAULT } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 
 /** Every public operation: method, path, credential, limit, request schemas and handler. */
-export const routes: Route[] = [...systemRoutes(), ...catalogRoutes];
+export const routes: Route[] = [
+  ...systemRoutes(),
+  ...catalogRoutes,
+  ...sessionTokenRoutes,
+  ...sessionRoutes,
+  ...agentsRoutes,
+  ...memoryRoutes,
+];
 
 /** Health and this API's own description. */
 function systemRoutes(): Route[] {

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { closeGracefully } from "@avatar/runtime";
+import { closeGracefully, trackResponses } from "@avatar/runtime";
 import { build, type Gateway, type GatewayDeps } from "./app.js";
 import { routes } from "./routes.js";
 
@@ -19,6 +19,7 @@ export async function startGateway(
   const gateway = await build({ ...deps, routes: deps.routes ?? routes });
   const server = http.createServer(gateway.handle);
   server.keepAliveTimeout = 65_000;
+  trackResponses(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(deps.port, deps.host, () => resolve());

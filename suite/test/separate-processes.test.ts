@@ -43,6 +43,9 @@ describe.skipIf(!available)("separate processes on Postgres and NATS", () => {
       NATS_URL: nats.url,
       NATS_NAMESPACE: `p${randomUUID().slice(0, 8)}`,
       ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
+      // This test is about sharing counters, not about the store timeout: on a loaded CI machine a first
+      // KV round trip can exceed the 50 ms default and the limiter would rightly fail open.
+      RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
     };
     const services = [
       spawnEntry("tokens", "services/tokens/src/main.ts", { ...shared, PORT: String(tokensPort) }),

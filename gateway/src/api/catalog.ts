@@ -71,3 +71,35 @@ export async function getVoice(ctx: Ctx<s.Infer<typeof voicePath>>): Promise<Rou
   });
   return { data: voice ? presentVoice(voice) : null };
 }
+
+export const AVATAR_NAME_MAX = 64;
+
+/** `is_expired` and every other key are not part of the model: they are ignored, so they stay read-only. */
+export const updateAvatarBody = s.object("UpdateAvatarRequest", {
+  name: s.string({ minLength: 1, maxLength: AVATAR_NAME_MAX }).nullable().optional(),
+  default_voice_id: s.uuid().nullable().optional().describe("A public voice or one of the space's."),
+  is_deactivated: s
+    .boolean()
+    .nullable()
+    .optional()
+    .describe("true deactivates the avatar, false reactivates it."),
+});
+
+export async function updateAvatar(
+  ctx: RequestContext<s.Infer<typeof avatarPath>, unknown, s.Infer<typeof updateAvatarBody>>,
+): Promise<RouteResult> {
+  const b = ctx.body;
+  const { avatar } = await ctx.clients.catalog.updateAvatar({
+    spaceId: spaceOf(ctx.principal),
+    avatarId: ctx.params.avatar_id,
+    name: b.name ?? undefined,
+    defaultVoiceId: b.default_voice_id ?? undefined,
+    isDeactivated: b.is_deactivated ?? undefined,
+  });
+  return { data: avatar ? presentAvatar(avatar) : null };
+}
+
+export async function deleteAvatar(ctx: Ctx<s.Infer<typeof avatarPath>>): Promise<RouteResult> {
+  await ctx.clients.catalog.deleteAvatar({ spaceId: spaceOf(ctx.principal), avatarId: ctx.params.avatar_id });
+  return { data: null };
+}

@@ -1,4 +1,44 @@
-import type { Route } from "../http/route.js";
+import { type Route, route } from "../http/route.js";
+import { LIMIT_DEFAULT } from "../limits.js";
+import * as memory from "./memory.js";
 
 /** Session memories. */
-export const memoryRoutes: Route[] = [];
+export const memoryRoutes: Route[] = [
+  route({
+    method: "POST",
+    path: "/v1/memory",
+    summary: "Create a memory from an ended FULL session with a transcript",
+    auth: "api_key",
+    rateLimit: LIMIT_DEFAULT,
+    body: memory.createMemoryBody,
+    handle: memory.createMemory,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/memory",
+    summary: "List the space's memories",
+    auth: "api_key",
+    rateLimit: LIMIT_DEFAULT,
+    query: memory.memoryListQuery,
+    handle: memory.listMemories,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/memory/{memory_id}",
+    summary: "Get a memory with its content and session episodes",
+    auth: "api_key",
+    rateLimit: LIMIT_DEFAULT,
+    params: memory.memoryPath,
+    handle: memory.getMemory,
+  }),
+  route({
+    method: "DELETE",
+    path: "/v1/memory/{memory_id}",
+    summary: "Delete a memory and its episodes",
+    auth: "api_key",
+    rateLimit: LIMIT_DEFAULT,
+    status: 204,
+    params: memory.memoryPath,
+    handle: memory.deleteMemory,
+  }),
+];

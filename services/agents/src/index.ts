@@ -1,11 +1,21 @@
-import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { AgentsService } from "@avatar/contracts/agents";
+import { type ServiceApp, type ServiceDeps, type ServiceModule, sealerFromEnv } from "@avatar/runtime";
 import { migrations } from "./migrations/index.js";
+import type { AgentsDatabase } from "./schema.js";
+import { agentsService } from "./service.js";
 
-// biome-ignore lint/complexity/noBannedTypes: no tables yet
-export type AgentsDatabase = {};
+export type { AgentsDatabase } from "./schema.js";
+export { type AgentsServiceDeps, agentsService } from "./service.js";
 
-export async function build(_deps: ServiceDeps<AgentsDatabase>): Promise<ServiceApp> {
-  return { name: "agents", routes: () => {} };
+/** Builds the agents service: contexts, voice agents, secrets (sealed), LLM configurations, embeds. */
+export async function build(deps: ServiceDeps<AgentsDatabase>): Promise<ServiceApp> {
+  const service = agentsService({
+    db: deps.db,
+    catalog: deps.clients.catalog,
+    sealer: sealerFromEnv("agents", deps.env, deps.log),
+    log: deps.log,
+  });
+  return { name: "agents", routes: (router) => router.service(AgentsService, service) };
 }
 
 export const agentsModule: ServiceModule<AgentsDatabase> = { name: "agents", migrations, build };

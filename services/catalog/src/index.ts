@@ -5,15 +5,25 @@ import type { CatalogDatabase } from "./schema.js";
 import { readCatalogFile, seedCatalog } from "./seed.js";
 import { catalogService } from "./service.js";
 
+export type { AvatarWriteDeps, EndAvatarSessions } from "./avatar-writes.js";
 export type { CatalogDatabase } from "./schema.js";
 export { type CatalogFile, readCatalogFile, type SeedAvatar } from "./seed.js";
+export { catalogService } from "./service.js";
 
 /** Builds the catalog service: seeds the catalog file, then serves CatalogService. */
 export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<ServiceApp> {
   await seedCatalog(deps.db, readCatalogFile(deps.env.CATALOG_FILE || undefined));
   return {
     name: "catalog",
-    routes: (router) => router.service(CatalogService, catalogService(deps.db)),
+    routes: (router) =>
+      router.service(
+        CatalogService,
+        catalogService(deps.db, {
+          // Resolved at call time: a catalog process without SESSIONS_URL still serves everything else.
+          endAvatarSessions: (req) => deps.clients.sessions.endAvatarSessions(req),
+          log: deps.log,
+        }),
+      ),
   };
 }
 

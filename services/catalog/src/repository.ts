@@ -125,3 +125,51 @@ export async function listAvatars(db: Db, scope: AvatarScope, offset: number, li
   ]);
   return { rows, count: Number(total.n) };
 }
+
+export interface AvatarChanges {
+  name?: string;
+  default_voice_id?: string;
+  /** true deactivates an ACTIVE or INIT avatar; false reactivates a DEACTIVATED one. */
+  deactivate?: boolean;
+}
+
+/**
+ * Changes an avatar of the space that is not deleted; false when there is none. The status moves
+ * in the statement itself, so a concurrent delete is never undone.
+ */
+export async function updateAvatar(
+  db: Db,
+  spaceId: string,
+  id: string,
+  changes: AvatarChanges,
+): Promise<boolean> {
+  const { deactivate, ...fields } = changes;
+  const status =
+    deactivate === undefined
+      ? {}
+      : deactivate
+        ? {
+            status: sql<AvatarStatusValue>`case when status in ('ACTIVE', 'INIT') then 'DEACTIVATED' else status end`,
+          }
+        : { status: sql<AvatarStatusValue>`case when status = 'DEACTIVATED' then 'ACTIVE' else status end` };
+  const result = await db
+    .updateTable("avatars")
+    .set({ ...fields, ...status, updated_at: sql`now()` })
+    .where("id", "=", id)
+    .where("space_id", "=", spaceId)
+    .where("status", "<>", "DELETED" satisfies AvatarStatusValue)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Marks an avatar of the space DELETED; false when the space has no such avatar or it is deleted already. */
+export async function markAvatarDeleted(db: Db, spaceId: string, id: string): Promise<boolean> {
+  const result = await db
+    .updateTable("avatars")
+    .set({ status: "DELETED", updated_at: sql`now()` })
+    .where("id", "=", id)
+    .where("space_id", "=", spaceId)
+    .where("status", "<>", "DELETED" satisfies AvatarStatusValue)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

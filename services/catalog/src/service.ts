@@ -6,10 +6,11 @@ import {
   type Voice,
   VoiceType,
 } from "@avatar/contracts/catalog";
-import { invalidRequest, isUuid, notFound, pageInfo, pageWindow } from "@avatar/runtime";
+import { invalidRequest, isUuid, notFound, pageInfo, pageWindow, silentLogger } from "@avatar/runtime";
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import { type AvatarWriteDeps, avatarWriteRpcs } from "./avatar-writes.js";
 import { avatarStatusFromProto, avatarToProto, voiceToProto } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { CatalogDatabase } from "./schema.js";
@@ -22,7 +23,14 @@ function visibleTo(spaceId: string, row: { space_id: string | null; is_public: b
   return row.is_public || (row.space_id !== null && row.space_id === spaceId);
 }
 
-export function catalogService(db: Kysely<CatalogDatabase>): Partial<ServiceImpl<typeof CatalogService>> {
+/**
+ * `writes` lets a deleted avatar end its sessions; without it (tools, tests of reads) deleting an
+ * avatar changes only its status.
+ */
+export function catalogService(
+  db: Kysely<CatalogDatabase>,
+  writes: AvatarWriteDeps = { log: silentLogger },
+): ServiceImpl<typeof CatalogService> {
   async function visibleAvatar(spaceId: string, avatarId: string) {
     const row = isUuid(avatarId) ? await repo.findAvatar(db, avatarId) : undefined;
     if (!row || !visibleTo(spaceId, row)) throw notFound("Avatar not found", { field: "avatar_id" });
@@ -30,6 +38,8 @@ export function catalogService(db: Kysely<CatalogDatabase>): Partial<ServiceImpl
   }
 
   return {
+    ...avatarWriteRpcs(db, writes),
+
     async listLanguages() {
       return { languages: await repo.listLanguages(db) };
     },
@@ -45,6 +55,8 @@ export function catalogService(db: Kysely<CatalogDatabase>): Partial<ServiceImpl
 
     async listAvatars(req) {
       const window = pageWindow(req.page);
+      // A space id that is not a UUID owns nothing (and must not reach the uuid column).
+      if (!isUuid(req.spaceId)) return { avatars: [], page: pageInfo(window, 0) };
       const { rows, count } = await repo.listAvatars(
         db,
         { kind: "space", spaceId: req.spaceId },
@@ -66,12 +78,15 @@ export function catalogService(db: Kysely<CatalogDatabase>): Partial<ServiceImpl
 
     async listVoices(req) {
       const window = pageWindow(req.page);
+      // A space id that is not a UUID owns no voices (and must not reach the uuid column).
+      const spaceId = isUuid(req.spaceId) ? req.spaceId : undefined;
+      if (req.voiceType === VoiceType.PRIVATE && !spaceId) return { voices: [], page: pageInfo(window, 0) };
       const scope: repo.VoiceScope =
-        req.voiceType === VoiceType.PUBLIC
+        req.voiceType === VoiceType.PUBLIC || !spaceId
           ? { kind: "public" }
           : req.voiceType === VoiceType.PRIVATE
-            ? { kind: "private", spaceId: req.spaceId }
-            : { kind: "visible", spaceId: req.spaceId };
+            ? { kind: "private", spaceId }
+            : { kind: "visible", spaceId };
       const { rows, count } = await repo.listVoices(db, scope, window.offset, window.pageSize);
       return { voices: rows.map(voiceToProto), page: pageInfo(window, count) };
     },

@@ -1,11 +1,53 @@
+import type { Subscription } from "@avatar/bus";
+import { MemoryService } from "@avatar/contracts/memory";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { readMemoryConfig } from "./config.js";
+import { consumeSessionEnded } from "./consumer.js";
+import type { MemoryContext } from "./context.js";
 import { migrations } from "./migrations/index.js";
+import type { MemoryDatabase } from "./schema.js";
+import { memoryService } from "./service.js";
+import { createSummarizer } from "./summarizer.js";
 
-// biome-ignore lint/complexity/noBannedTypes: no tables yet
-export type MemoryDatabase = {};
+export type { MemoryConfig } from "./config.js";
+export type { MemoryContext } from "./context.js";
+export type { MemoryDatabase } from "./schema.js";
 
-export async function build(_deps: ServiceDeps<MemoryDatabase>): Promise<ServiceApp> {
-  return { name: "memory", routes: () => {} };
+/**
+ * Builds the memory service: MemoryService over its tables, and the consumer that adds a session's
+ * episode when a session with a memory ends. Other services are reached lazily through deps.clients.
+ */
+export async function build(deps: ServiceDeps<MemoryDatabase>): Promise<ServiceApp> {
+  const config = readMemoryConfig(deps.env);
+  const ctx: MemoryContext = {
+    db: deps.db,
+    log: deps.log,
+    contentMaxChars: config.MEMORY_CONTENT_MAX_CHARS,
+    sessions: {
+      getSession: (req) => deps.clients.sessions.getSession(req),
+      getTranscript: (req) => deps.clients.sessions.getTranscript(req),
+    },
+    summarizer: createSummarizer({
+      log: deps.log,
+      preferredLlmName: config.MEMORY_LLM_CONFIGURATION_NAME,
+      llmTimeoutMs: config.MEMORY_LLM_TIMEOUT_MS,
+      agents: {
+        listLlmConfigurations: (req) => deps.clients.agents.listLlmConfigurations(req),
+        revealSecret: (req) => deps.clients.agents.revealSecret(req),
+      },
+    }),
+  };
+  let subscription: Subscription | undefined;
+  return {
+    name: "memory",
+    routes: (router) => router.service(MemoryService, memoryService(ctx)),
+    start: async () => {
+      subscription = await consumeSessionEnded(deps.bus, ctx);
+    },
+    stop: async () => {
+      await subscription?.unsubscribe();
+    },
+  };
 }
 
 export const memoryModule: ServiceModule<MemoryDatabase> = { name: "memory", migrations, build };

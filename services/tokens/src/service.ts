@@ -90,7 +90,7 @@ export function tokensAdminService(
     },
 
     async updateSpace(req) {
-      await requireSpace(req.spaceId);
+      const space = await requireSpace(req.spaceId);
       const changes: Parameters<typeof repo.updateSpace>[2] = {};
       if (req.name !== undefined) changes.name = checkName(req.name, "name");
       if (req.tier !== undefined) {
@@ -103,7 +103,8 @@ export function tokensAdminService(
         changes.max_session_duration =
           req.maxSessionDuration === 0 ? null : checkDuration(req.maxSessionDuration);
       }
-      const row = await repo.updateSpace(db, req.spaceId, changes);
+      // An UPDATE without columns is not valid SQL: with nothing to change, the space is returned as it is.
+      const row = Object.keys(changes).length > 0 ? await repo.updateSpace(db, req.spaceId, changes) : space;
       if (!row) throw notFound("Space not found", { field: "space_id" });
       return { space: spaceToProto(row) };
     },

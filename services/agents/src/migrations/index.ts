@@ -1,4 +1,7 @@
 import type { Migrations } from "@avatar/runtime";
+import * as agentsTables from "./20261122_0001_agents_tables.js";
 
 /** Dated migrations, applied in name order. */
-export const migrations: Migrations = {};
+export const migrations: Migrations = {
+  "20261122_0001_agents_tables": agentsTables,
+};

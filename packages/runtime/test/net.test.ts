@@ -1,0 +1,33 @@
+import net from "node:net";
+import { describe, expect, it } from "vitest";
+import { freePort } from "../src/net.js";
+
+function listenOn(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
+describe("freePort", () => {
+  it("returns a port on loopback that can be listened on right away", async () => {
+    const port = await freePort();
+    expect(Number.isInteger(port)).toBe(true);
+    expect(port).toBeGreaterThan(0);
+    expect(port).toBeLessThanOrEqual(65535);
+    const server = await listenOn(port);
+    expect((server.address() as net.AddressInfo).port).toBe(port);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("does not return a port that is taken", async () => {
+    const taken = await listenOn(0);
+    const takenPort = (taken.address() as net.AddressInfo).port;
+    try {
+      for (let i = 0; i < 5; i++) expect(await freePort()).not.toBe(takenPort);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});

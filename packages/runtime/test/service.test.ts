@@ -1,0 +1,145 @@
+import { createMemoryBus } from "@avatar/bus";
+import { CatalogService } from "@avatar/contracts/catalog";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectClient, createClients } from "../src/clients.js";
+import { REQUEST_ID_HEADER } from "../src/request-id.js";
+import { listen } from "../src/server.js";
+import { type ServiceModule, type StartServiceOptions, startService } from "../src/service.js";
+import { collectingLogger, createTestDatabase, type TestDatabase } from "./support.js";
+
+interface LangDb {
+  langs: { code: string };
+}
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+/** A module named like the catalog (the name is its schema) whose one route reads its own table. */
+function module(events: string[], ready?: () => Promise<boolean>): ServiceModule<LangDb> {
+  return {
+    name: "catalog",
+    migrations: {
+      "0001_langs": {
+        async up(db) {
+          await db.schema.createTable("langs").addColumn("code", "text").execute();
+          await sql`insert into langs values ('en'), ('fr')`.execute(db);
+        },
+      },
+    },
+    build({ db, log }) {
+      events.push("build");
+      return {
+        name: "catalog",
+        routes: (router) =>
+          router.service(CatalogService, {
+            async listLanguages() {
+              log.info("listing languages");
+              const rows = await db.selectFrom("langs").select("code").orderBy("code").execute();
+              return { languages: rows.map((r) => ({ code: r.code, language: r.code })) };
+            },
+          }),
+        start: async () => {
+          events.push("start");
+        },
+        stop: async () => {
+          events.push("stop");
+        },
+        ...(ready ? { ready } : {}),
+      };
+    },
+  };
+}
+
+async function options(log = collectingLogger().log): Promise<StartServiceOptions> {
+  return {
+    databaseUrl: database.url,
+    bus: createMemoryBus(),
+    log,
+    clients: createClients({}),
+    env: {},
+    listening: await listen({ port: 0, host: "127.0.0.1" }),
+    poolSize: 2,
+  };
+}
+
+describe("startService", () => {
+  it("migrates its schema, serves its routes with health endpoints, starts and stops its work", async () => {
+    const events: string[] = [];
+    const { log, records } = collectingLogger();
+    const opts = await options(log);
+    const service = await startService(module(events), opts);
+    expect(events).toEqual(["build", "start"]);
+    expect(records().find((r) => r.msg === "migrated")).toMatchObject({
+      service: "catalog",
+      applied: ["0001_langs"],
+    });
+
+    const url = opts.listening.url;
+    const client = connectClient(CatalogService, url);
+    const res = await client.listLanguages({}, { headers: { [REQUEST_ID_HEADER]: "req-langs" } });
+    expect(res.languages.map((l) => l.code)).toEqual(["en", "fr"]);
+    expect(records().find((r) => r.msg === "listing languages")).toMatchObject({
+      service: "catalog",
+      request_id: "req-langs",
+    });
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+    await service.stop();
+    expect(events).toEqual(["build", "start", "stop"]);
+    expect(opts.listening.server.listening).toBe(false);
+  });
+
+  it("does not migrate again on the next start, and is not ready while the app says so", async () => {
+    const events: string[] = [];
+    const { log, records } = collectingLogger();
+    const opts = await options(log);
+    let ready = false;
+    const service = await startService(
+      module(events, async () => ready),
+      opts,
+    );
+    try {
+      expect(records().filter((r) => r.msg === "migrated")).toEqual([]);
+      expect((await fetch(`${opts.listening.url}/readyz`)).status).toBe(503);
+      ready = true;
+      expect((await fetch(`${opts.listening.url}/readyz`)).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it("fails with the migration's name when a migration fails, and serves nothing", async () => {
+    const opts = await options();
+    const broken: ServiceModule<LangDb> = {
+      ...module([]),
+      migrations: {
+        ...module([]).migrations,
+        "0002_broken": { up: async (db) => void (await sql`select nope`.execute(db)) },
+      },
+    };
+    await expect(startService(broken, opts)).rejects.toThrow(
+      /migration 0002_broken of schema catalog failed/,
+    );
+    expect((await fetch(`${opts.listening.url}/healthz`)).status).toBe(503);
+    await opts.listening.close();
+  });
+});
+
+describe("createClients", () => {
+  it("makes a client only for services with a URL, and names the missing setting", async () => {
+    const clients = createClients({ catalog: "http://127.0.0.1:1" });
+    expect(clients.catalog).toBe(clients.catalog);
+    expect(() => clients.tokens).toThrow("no URL configured for the tokens service (TOKENS_URL)");
+    const err = await clients.catalog.listLanguages({}, { timeoutMs: 5_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectError);
+    expect((err as ConnectError).code).toBe(Code.Unavailable);
+  });
+});

@@ -1,0 +1,25 @@
+import { type Embed, EmbedOrientation, EmbedSchema } from "@avatar/contracts/agents";
+import { toTimestamp } from "@avatar/runtime";
+import { create } from "@bufbuild/protobuf";
+import type { EmbedRow, OrientationValue } from "../schema.js";
+
+export const orientationToProto: Record<OrientationValue, EmbedOrientation> = {
+  horizontal: EmbedOrientation.HORIZONTAL,
+  vertical: EmbedOrientation.VERTICAL,
+};
+
+export function embedToProto(row: EmbedRow): Embed {
+  return create(EmbedSchema, {
+    id: row.id,
+    spaceId: row.space_id,
+    avatarId: row.avatar_id,
+    contextId: row.context_id ?? "",
+    voiceId: row.voice_id ?? "",
+    voiceAgentId: row.voice_agent_id ?? "",
+    orientation: orientationToProto[row.orientation],
+    maxSessionDuration: row.max_session_duration ?? 0,
+    defaultLanguage: row.default_language ?? "",
+    isSandbox: row.is_sandbox,
+    createdAt: toTimestamp(row.created_at),
+  });
+}

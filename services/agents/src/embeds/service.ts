@@ -1,0 +1,75 @@
+import { randomUUID } from "node:crypto";
+import { type AgentsService, EmbedOrientation } from "@avatar/contracts/agents";
+import { invalidRequest, isUuid } from "@avatar/runtime";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { missingResource } from "../checks.js";
+import {
+  knownLanguage,
+  type ResolveDeps,
+  readableContext,
+  readableVoiceAgent,
+  visibleAvatar,
+  visibleVoice,
+} from "../references.js";
+import { embedToProto } from "./mapping.js";
+import * as repo from "./repository.js";
+
+type EmbedRpcs = Pick<ServiceImpl<typeof AgentsService>, "createEmbed" | "getEmbed">;
+
+/**
+ * An embed is a stored session recipe behind a web page anyone may open: an avatar with either a voice
+ * agent or a voice and context. The page (served by the gateway) starts sessions with it.
+ */
+export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
+  const { db, catalog } = deps;
+  return {
+    async createEmbed(req) {
+      if (req.voiceAgentId !== undefined && (req.voiceId !== undefined || req.contextId !== undefined)) {
+        throw invalidRequest("voice_agent_id cannot be combined with voice_id or context_id", {
+          field: "voice_agent_id",
+        });
+      }
+      if (req.maxSessionDuration !== undefined && req.maxSessionDuration <= 0) {
+        throw invalidRequest("max_session_duration must be positive", { field: "max_session_duration" });
+      }
+      const avatar = await visibleAvatar(catalog, req.spaceId, req.avatarId, "avatar_id");
+      if (req.isSandbox && !avatar.sandboxEnabled) {
+        throw invalidRequest("is_sandbox needs a sandbox-enabled avatar", { field: "is_sandbox" });
+      }
+      const voiceAgent =
+        req.voiceAgentId !== undefined
+          ? await readableVoiceAgent(db, req.spaceId, req.voiceAgentId, "voice_agent_id")
+          : undefined;
+      const voice =
+        req.voiceId !== undefined
+          ? await visibleVoice(catalog, req.spaceId, req.voiceId, "voice_id")
+          : undefined;
+      const context =
+        req.contextId !== undefined
+          ? await readableContext(db, req.spaceId, req.contextId, "context_id")
+          : undefined;
+      if (req.defaultLanguage !== undefined && !(await knownLanguage(catalog, req.defaultLanguage))) {
+        throw invalidRequest("default_language is not a supported language", { field: "default_language" });
+      }
+      const row = await repo.insertEmbed(db, {
+        id: randomUUID(),
+        space_id: req.spaceId,
+        avatar_id: avatar.id,
+        voice_agent_id: voiceAgent?.id ?? null,
+        voice_id: voice?.id ?? null,
+        context_id: context?.id ?? null,
+        orientation: req.orientation === EmbedOrientation.VERTICAL ? "vertical" : "horizontal",
+        max_session_duration: req.maxSessionDuration ?? null,
+        default_language: req.defaultLanguage ?? null,
+        is_sandbox: req.isSandbox,
+      });
+      return { embed: embedToProto(row) };
+    },
+
+    async getEmbed(req) {
+      const row = isUuid(req.embedId) ? await repo.findEmbed(db, req.embedId.toLowerCase()) : undefined;
+      if (!row) throw missingResource("Embed", "embed_id");
+      return { embed: embedToProto(row) };
+    },
+  };
+}

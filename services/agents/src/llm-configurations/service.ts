@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import type { AgentsService } from "@avatar/contracts/agents";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { checkHttpUrl, checkName, checkText, missingResource } from "../checks.js";
+import { limits } from "../limits.js";
+import { ownLlmConfiguration, ownSecret } from "../references.js";
+import type { Db } from "../schema.js";
+import { llmConfigurationToProto } from "./mapping.js";
+import * as repo from "./repository.js";
+
+type LlmConfigurationRpcs = Pick<
+  ServiceImpl<typeof AgentsService>,
+  | "createLlmConfiguration"
+  | "listLlmConfigurations"
+  | "getLlmConfiguration"
+  | "updateLlmConfiguration"
+  | "deleteLlmConfiguration"
+>;
+
+const FIELD = "llm_configuration_id";
+const checkBaseUrl = (value: string) =>
+  checkHttpUrl(checkText(value, "base_url", 1, limits.baseUrl), "base_url");
+
+/** A language model behind any OpenAI-compatible chat-completions endpoint, on a key of the space. */
+export function llmConfigurationRpcs(db: Db): LlmConfigurationRpcs {
+  return {
+    async createLlmConfiguration(req) {
+      const displayName = checkName(req.displayName, "display_name", limits.llmDisplayName);
+      const modelName = checkName(req.modelName, "model_name", limits.llmModelName);
+      const baseUrl = checkBaseUrl(req.baseUrl);
+      const secret = await ownSecret(db, req.spaceId, req.secretId, "secret_id");
+      const row = await repo.insertLlmConfiguration(db, {
+        id: randomUUID(),
+        space_id: req.spaceId,
+        display_name: displayName,
+        model_name: modelName,
+        secret_id: secret.id,
+        base_url: baseUrl,
+      });
+      return { llmConfiguration: llmConfigurationToProto(row) };
+    },
+
+    async listLlmConfigurations(req) {
+      const rows = await repo.listLlmConfigurations(db, req.spaceId);
+      return { llmConfigurations: rows.map(llmConfigurationToProto) };
+    },
+
+    async getLlmConfiguration(req) {
+      const row = await ownLlmConfiguration(db, req.spaceId, req.llmConfigurationId, FIELD);
+      return { llmConfiguration: llmConfigurationToProto(row) };
+    },
+
+    async updateLlmConfiguration(req) {
+      const current = await ownLlmConfiguration(db, req.spaceId, req.llmConfigurationId, FIELD);
+      const changes: repo.LlmConfigurationChanges = {};
+      if (req.displayName !== undefined) {
+        changes.display_name = checkName(req.displayName, "display_name", limits.llmDisplayName);
+      }
+      if (req.modelName !== undefined) {
+        changes.model_name = checkName(req.modelName, "model_name", limits.llmModelName);
+      }
+      if (req.baseUrl !== undefined) changes.base_url = checkBaseUrl(req.baseUrl);
+      if (req.secretId !== undefined) {
+        changes.secret_id = (await ownSecret(db, req.spaceId, req.secretId, "secret_id")).id;
+      }
+      const row = await repo.updateLlmConfiguration(db, req.spaceId, current.id, changes);
+      if (!row) throw missingResource("LLM configuration", FIELD);
+      return { llmConfiguration: llmConfigurationToProto(row) };
+    },
+
+    async deleteLlmConfiguration(req) {
+      const { id } = await ownLlmConfiguration(db, req.spaceId, req.llmConfigurationId, FIELD);
+      if (!(await repo.deleteLlmConfiguration(db, req.spaceId, id))) {
+        throw missingResource("LLM configuration", FIELD);
+      }
+      return {};
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { SecretType } from "@avatar/contracts/agents";
+import { Code } from "@connectrpc/connect";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  type AgentsTestDb,
+  clearAgents,
+  type DirectService,
+  directService,
+  expectFailure,
+  MISSING,
+  openAgentsDb,
+  SPACE_A,
+  SPACE_B,
+} from "./support.js";
+
+let t: AgentsTestDb;
+let s: DirectService;
+
+beforeAll(async () => {
+  t = await openAgentsDb();
+  s = directService(t.db);
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(async () => {
+  await clearAgents(t.db);
+});
+
+async function secret(spaceId = SPACE_A): Promise<string> {
+  const { secret } = await s.agents.createSecret({
+    spaceId,
+    secretName: "k",
+    secretValue: "sk-1",
+    secretType: SecretType.VENDORB_API_KEY,
+  });
+  return secret?.id ?? expect.fail("no secret");
+}
+
+const input = async (spaceId = SPACE_A) => ({
+  spaceId,
+  displayName: "Self-hosted",
+  modelName: "llama-3.3-70b",
+  secretId: await secret(spaceId),
+  baseUrl: "http://llm.internal:8000/v1",
+});
+
+describe("LLM configurations", () => {
+  it("creates, gets, lists, changes and deletes a configuration", async () => {
+    const { llmConfiguration: created } = await s.agents.createLlmConfiguration(await input());
+    expect(created).toMatchObject({
+      spaceId: SPACE_A,
+      displayName: "Self-hosted",
+      baseUrl: "http://llm.internal:8000/v1",
+    });
+    const id = created?.id ?? "";
+    expect(
+      (await s.agents.getLlmConfiguration({ spaceId: SPACE_A, llmConfigurationId: id })).llmConfiguration
+        ?.modelName,
+    ).toBe("llama-3.3-70b");
+    const other = await secret();
+    const { llmConfiguration: changed } = await s.agents.updateLlmConfiguration({
+      spaceId: SPACE_A,
+      llmConfigurationId: id,
+      modelName: "qwen",
+      secretId: other,
+      baseUrl: "https://api.example.com/openai/v1",
+    });
+    expect(changed).toMatchObject({ displayName: "Self-hosted", modelName: "qwen", secretId: other });
+    expect(
+      (await s.agents.listLlmConfigurations({ spaceId: SPACE_A })).llmConfigurations.map((c) => c.id),
+    ).toEqual([id]);
+    await s.agents.deleteLlmConfiguration({ spaceId: SPACE_A, llmConfigurationId: id });
+    await expectFailure(
+      s.agents.deleteLlmConfiguration({ spaceId: SPACE_A, llmConfigurationId: id }),
+      Code.NotFound,
+      "llm_configuration_id",
+    );
+  });
+
+  it("needs a secret of the caller's space", async () => {
+    const theirs = await secret(SPACE_B);
+    const base = await input();
+    await expectFailure(
+      s.agents.createLlmConfiguration({ ...base, secretId: theirs }),
+      Code.NotFound,
+      "secret_id",
+    );
+    await expectFailure(
+      s.agents.createLlmConfiguration({ ...base, secretId: MISSING }),
+      Code.NotFound,
+      "secret_id",
+    );
+    const { llmConfiguration } = await s.agents.createLlmConfiguration(base);
+    await expectFailure(
+      s.agents.updateLlmConfiguration({
+        spaceId: SPACE_A,
+        llmConfigurationId: llmConfiguration?.id ?? "",
+        secretId: theirs,
+      }),
+      Code.NotFound,
+      "secret_id",
+    );
+  });
+
+  it("takes http and https base URLs only, and names within 255 characters", async () => {
+    const base = await input();
+    for (const baseUrl of ["ftp://llm.example", "not a url", ""]) {
+      await expectFailure(
+        s.agents.createLlmConfiguration({ ...base, baseUrl }),
+        Code.InvalidArgument,
+        "base_url",
+      );
+    }
+    await expectFailure(
+      s.agents.createLlmConfiguration({ ...base, displayName: "d".repeat(256) }),
+      Code.InvalidArgument,
+      "display_name",
+    );
+    await expectFailure(
+      s.agents.createLlmConfiguration({ ...base, modelName: "" }),
+      Code.InvalidArgument,
+      "model_name",
+    );
+  });
+
+  it("answers another space's configuration like a missing one", async () => {
+    const { llmConfiguration } = await s.agents.createLlmConfiguration(await input(SPACE_B));
+    const id = llmConfiguration?.id ?? "";
+    await expectFailure(
+      s.agents.getLlmConfiguration({ spaceId: SPACE_A, llmConfigurationId: id }),
+      Code.NotFound,
+    );
+    await expectFailure(
+      s.agents.updateLlmConfiguration({ spaceId: SPACE_A, llmConfigurationId: id, displayName: "x" }),
+      Code.NotFound,
+    );
+    await expectFailure(
+      s.agents.deleteLlmConfiguration({ spaceId: SPACE_A, llmConfigurationId: id }),
+      Code.NotFound,
+    );
+    expect((await s.agents.listLlmConfigurations({ spaceId: SPACE_A })).llmConfigurations).toEqual([]);
+  });
+});

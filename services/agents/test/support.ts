@@ -1,0 +1,210 @@
+/** Shared by the agents service tests: a migrated database, an in-memory catalog, direct calls. */
+import { randomBytes, randomUUID } from "node:crypto";
+import { AgentsService } from "@avatar/contracts/agents";
+import {
+  type Avatar,
+  AvatarSchema,
+  AvatarStatus,
+  CatalogService,
+  type Voice,
+  VoiceSchema,
+} from "@avatar/contracts/catalog";
+import {
+  createDb,
+  createLogger,
+  createSealer,
+  errorDetailOf,
+  type Logger,
+  migrateToLatest,
+  notFound,
+  type Sealer,
+} from "@avatar/runtime";
+import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { create, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  type Client,
+  type Code,
+  ConnectError,
+  createClient,
+  createHandlerContext,
+  createRouterTransport,
+  type ServiceImpl,
+} from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { expect } from "vitest";
+import { migrations } from "../src/migrations/index.js";
+import type { AgentsDatabase } from "../src/schema.js";
+import { agentsService } from "../src/service.js";
+
+export const SPACE_A = "0a000000-0000-4000-8000-00000000000a";
+export const SPACE_B = "0b000000-0000-4000-8000-00000000000b";
+export const MISSING = "00000000-0000-4000-8000-000000000000";
+
+/** A sealer with a fresh key, and the ENCRYPTION_KEYS text that gives the same key to a service. */
+export function testSealer(id = "k1"): { sealer: Sealer; env: string } {
+  const key = randomBytes(32);
+  return { sealer: createSealer([{ id, key }], id), env: `${id}:${key.toString("base64")}` };
+}
+
+/** A logger that keeps its JSON lines. */
+export function collectingLogger(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { log: createLogger({ level: "debug", sink: (line) => lines.push(line) }), lines };
+}
+
+export interface AgentsTestDb {
+  database: TestDatabase;
+  db: Kysely<AgentsDatabase>;
+  close(): Promise<void>;
+}
+
+export async function openAgentsDb(): Promise<AgentsTestDb> {
+  const database = await createTestDatabase();
+  const db = createDb<AgentsDatabase>({ url: database.url, schema: "agents", poolSize: 4 });
+  await migrateToLatest(db as Kysely<unknown>, "agents", migrations);
+  return {
+    database,
+    db,
+    close: async () => {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+export async function clearAgents(db: Kysely<AgentsDatabase>): Promise<void> {
+  for (const table of ["embeds", "llm_configurations", "secrets", "voice_agents", "contexts"] as const) {
+    await db.deleteFrom(table).execute();
+  }
+}
+
+/**
+ * The catalog as the agents service sees it: avatars and voices that are public or belong to a space,
+ * others a NotFound, as the real catalog answers.
+ */
+export class FakeCatalog {
+  readonly avatars = new Map<string, Avatar>();
+  readonly voices = new Map<string, Voice>();
+  readonly languages = [
+    { language: "English", code: "en" },
+    { language: "Japanese", code: "ja" },
+  ];
+
+  addAvatar(init: MessageInitShape<typeof AvatarSchema> = {}): Avatar {
+    const avatar = create(AvatarSchema, {
+      id: randomUUID(),
+      status: AvatarStatus.ACTIVE,
+      name: "A",
+      ...init,
+    });
+    this.avatars.set(avatar.id, avatar);
+    return avatar;
+  }
+
+  addVoice(init: MessageInitShape<typeof VoiceSchema> = {}): Voice {
+    const voice = create(VoiceSchema, { id: randomUUID(), name: "V", ...init });
+    this.voices.set(voice.id, voice);
+    return voice;
+  }
+
+  impl(): Partial<ServiceImpl<typeof CatalogService>> {
+    const visible = (spaceId: string, r: { spaceId: string; isPublic: boolean }) =>
+      r.isPublic || r.spaceId === spaceId;
+    return {
+      getAvatar: async (req) => {
+        const avatar = this.avatars.get(req.avatarId);
+        if (!avatar || !visible(req.spaceId, avatar))
+          throw notFound("Avatar not found", { field: "avatar_id" });
+        return { avatar };
+      },
+      getVoice: async (req) => {
+        const voice = this.voices.get(req.voiceId);
+        if (!voice || !visible(req.spaceId, voice)) throw notFound("Voice not found", { field: "voice_id" });
+        return { voice };
+      },
+      listLanguages: async () => ({ languages: this.languages }),
+    };
+  }
+
+  client(): Client<typeof CatalogService> {
+    return createClient(
+      CatalogService,
+      createRouterTransport((router) => router.service(CatalogService, this.impl())),
+    );
+  }
+}
+
+export type DirectCalls<S extends typeof AgentsService> = {
+  [K in keyof S["method"]]: S["method"][K] extends DescMethodUnary<infer I, infer O>
+    ? (request: MessageInitShape<I>) => Promise<MessageShape<O>>
+    : never;
+};
+
+/** The service's functions called as Connect would call them, without a transport. */
+export function callDirectly(impl: ServiceImpl<typeof AgentsService>): DirectCalls<typeof AgentsService> {
+  const calls: Record<string, unknown> = {};
+  for (const method of AgentsService.methods) {
+    calls[method.localName] = async (request: object) => {
+      const fn = (impl as unknown as Record<string, (req: unknown, ctx: unknown) => Promise<unknown>>)[
+        method.localName
+      ];
+      if (!fn) throw new Error(`${method.name} missing`);
+      const context = createHandlerContext({
+        service: AgentsService,
+        method,
+        protocolName: "direct",
+        requestMethod: "POST",
+        url: `/${AgentsService.typeName}/${method.name}`,
+      });
+      return create(method.output, (await fn(create(method.input, request as never), context)) as never);
+    };
+  }
+  return calls as DirectCalls<typeof AgentsService>;
+}
+
+export interface DirectService {
+  agents: DirectCalls<typeof AgentsService>;
+  catalog: FakeCatalog;
+  sealer: Sealer;
+  log: Logger;
+  lines: string[];
+}
+
+export function directService(db: Kysely<AgentsDatabase>): DirectService {
+  const catalog = new FakeCatalog();
+  const { sealer } = testSealer();
+  const { log, lines } = collectingLogger();
+  return {
+    agents: callDirectly(agentsService({ db, catalog: catalog.client(), sealer, log })),
+    catalog,
+    sealer,
+    log,
+    lines,
+  };
+}
+
+/** The ConnectError a call failed with (fails the test when it succeeded). */
+export async function failure(promise: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ConnectError) return err;
+    throw err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** Asserts the code and, when given, the field the error names (in its detail and in its message). */
+export async function expectFailure(
+  promise: Promise<unknown>,
+  code: Code,
+  field?: string,
+): Promise<ConnectError> {
+  const err = await failure(promise);
+  expect(err.code, err.message).toBe(code);
+  if (field !== undefined) {
+    expect(errorDetailOf(err)?.field).toBe(field);
+    expect(err.rawMessage).toContain(field);
+  }
+  return err;
+}

@@ -1,0 +1,176 @@
+/** Shared setup of the memory tests: a migrated `memory` schema and a context wired to test doubles. */
+import { AgentsService } from "@avatar/contracts/agents";
+import { SessionsService, TranscriptEntrySchema } from "@avatar/contracts/sessions";
+import { createDb, createLogger, errorDetailOf, type Logger, migrateToLatest } from "@avatar/runtime";
+import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import type { DescMethodUnary, DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
+import {
+  type Code,
+  ConnectError,
+  createClient,
+  createHandlerContext,
+  createRouterTransport,
+  type ServiceImpl,
+} from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { expect } from "vitest";
+import type { MemoryContext } from "../src/context.js";
+import { migrations } from "../src/migrations/index.js";
+import type { MemoryDatabase } from "../src/schema.js";
+import { createSummarizer } from "../src/summarizer.js";
+import { type TranscriptLine, toLines } from "../src/transcript-lines.js";
+import { AgentsServiceDouble, SessionsServiceDouble } from "./doubles.js";
+
+export const SPACE_A = "aaaaaaaa-0000-4000-8000-000000000001";
+export const SPACE_B = "bbbbbbbb-0000-4000-8000-000000000002";
+
+export interface MemoryTestDb {
+  url: string;
+  db: Kysely<MemoryDatabase>;
+  close(): Promise<void>;
+}
+
+export async function openMemoryDb(): Promise<MemoryTestDb> {
+  const database: TestDatabase = await createTestDatabase();
+  const db = createDb<MemoryDatabase>({ url: database.url, schema: "memory", poolSize: 6 });
+  await migrateToLatest(db as Kysely<unknown>, "memory", migrations);
+  return {
+    url: database.url,
+    db,
+    close: async () => {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+export async function clearMemories(db: Kysely<MemoryDatabase>): Promise<void> {
+  await db.deleteFrom("memories").execute();
+}
+
+/** A logger whose records can be read back. */
+export function recordingLogger(): {
+  log: Logger;
+  records: () => Record<string, unknown>[];
+  lines: string[];
+} {
+  const lines: string[] = [];
+  const log = createLogger({ level: "debug", sink: (line) => lines.push(line) });
+  return { log, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+export interface Harness {
+  ctx: MemoryContext;
+  sessions: SessionsServiceDouble;
+  agents: AgentsServiceDouble;
+  logs: ReturnType<typeof recordingLogger>;
+}
+
+/**
+ * A MemoryContext on the test database whose sessions and agents are the test doubles, reached through
+ * Connect clients on in-process router transports (so their errors travel as real Connect errors).
+ */
+export function harness(
+  db: Kysely<MemoryDatabase>,
+  options: { llmTimeoutMs?: number; preferredLlmName?: string } = {},
+): Harness {
+  const sessions = new SessionsServiceDouble();
+  const agents = new AgentsServiceDouble();
+  const logs = recordingLogger();
+  const sessionsClient = createClient(
+    SessionsService,
+    createRouterTransport(({ service }) => service(SessionsService, sessions.impl())),
+  );
+  const agentsClient = createClient(
+    AgentsService,
+    createRouterTransport(({ service }) => service(AgentsService, agents.impl())),
+  );
+  const ctx: MemoryContext = {
+    db,
+    log: logs.log,
+    contentMaxChars: 8_000,
+    sessions: sessionsClient,
+    summarizer: createSummarizer({
+      agents: agentsClient,
+      log: logs.log,
+      llmTimeoutMs: options.llmTimeoutMs ?? 10_000,
+      preferredLlmName: options.preferredLlmName,
+    }),
+  };
+  return { ctx, sessions, agents, logs };
+}
+
+export type DirectCalls<S extends DescService> = {
+  [K in keyof S["method"]]-?: S["method"][K] extends DescMethodUnary<infer I, infer O>
+    ? (request?: MessageInitShape<I>) => Promise<MessageShape<O>>
+    : never;
+};
+
+/** The implementation's functions called as the router would (request message, handler context), no transport. */
+export function direct<S extends DescService>(service: S, impl: ServiceImpl<S>): DirectCalls<S> {
+  const out: Record<string, (request?: object) => Promise<unknown>> = {};
+  for (const method of service.methods) {
+    if (method.methodKind !== "unary") continue;
+    out[method.localName] = async (request = {}) => {
+      const handler = (impl as unknown as Record<string, (req: unknown, ctx: unknown) => unknown>)[
+        method.localName
+      ];
+      if (!handler) throw new Error(`${method.name} missing`);
+      const context = createHandlerContext({
+        service,
+        method,
+        protocolName: "test",
+        requestMethod: "POST",
+        url: `http://direct.test/${service.typeName}/${method.name}`,
+      });
+      return create(
+        method.output,
+        (await handler.call(impl, create(method.input, request as never), context)) as never,
+      );
+    };
+  }
+  return out as DirectCalls<S>;
+}
+
+/** Asserts the promise fails with a Connect error of `code` (and `field` in its detail, when given). */
+export async function expectError(
+  promise: Promise<unknown>,
+  code: Code,
+  field?: string,
+): Promise<ConnectError> {
+  const outcome = await promise.then(
+    () => new Error("expected a failure, got a response"),
+    (err: unknown) => err,
+  );
+  expect(outcome).toBeInstanceOf(ConnectError);
+  const err = outcome as ConnectError;
+  expect(err.code, err.message).toBe(code);
+  if (field !== undefined) expect(errorDetailOf(err)?.field).toBe(field);
+  return err;
+}
+
+let counter = 0;
+/** A fresh UUID with a recognisable prefix. */
+export function uuid(): string {
+  counter += 1;
+  return `5e550000-0000-4000-8000-${counter.toString(16).padStart(12, "0")}`;
+}
+
+/** A short conversation about a trip (user and avatar turns). */
+export const tripTranscript: string[][] = [
+  ["user", "Hi! My name is Dana and I am planning a trip to Lisbon in May."],
+  ["avatar", "Lisbon in May is lovely. How many days will you stay in Lisbon?"],
+  ["user", "Five days. My budget is about 2000 euros and I love seafood."],
+  [
+    "avatar",
+    "With five days in Lisbon you can add a day trip to Sintra. The seafood in Lisbon is excellent.",
+  ],
+  ["user", "Great, please remember that I prefer small hotels near the river."],
+  ["avatar", "Noted: small hotels near the river in Lisbon, seafood, and a day trip to Sintra."],
+];
+
+/** The lines the service makes of a transcript given as [role, text] rows. */
+export function linesOf(rows: string[][]): TranscriptLine[] {
+  return toLines(rows.map(([role, transcript]) => create(TranscriptEntrySchema, { role, transcript })));
+}

@@ -1,0 +1,238 @@
+import { SessionMode } from "@avatar/contracts/common";
+import { type GetSigningKeysResponse, TokensService } from "@avatar/contracts/tokens";
+import { InvalidSessionTokenError, SESSION_TOKEN_ISSUER, verifySessionToken } from "@avatar/runtime";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code } from "@connectrpc/connect";
+import { decodeProtectedHeader, importJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
+import { sql } from "kysely";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { tokensAdminService } from "../src/service.js";
+import { RETIRED_KEY_GRACE_MS, type SessionTokenSigner } from "../src/signing-keys.js";
+import { callDirectly } from "@avatar/testkit";
+import {
+  clearTokens,
+  failure,
+  newSigner,
+  openTokensDb,
+  sessionClaims,
+  type TokensTestDb,
+  testSealer,
+  waitFor,
+} from "./support.js";
+
+let t: TokensTestDb;
+const sealer = testSealer();
+let signer: SessionTokenSigner;
+
+beforeAll(async () => {
+  t = await openTokensDb();
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(async () => {
+  await clearTokens(t.db);
+  signer = newSigner(t.db, sealer);
+});
+
+const service = () => callDirectly(TokensService, tokensAdminService(t.db, signer));
+
+/** The key set a gateway builds from GetSigningKeys. */
+function keySet(res: GetSigningKeysResponse): JSONWebKeySet {
+  return { keys: res.keys.map((k) => ({ ...(JSON.parse(k.publicJwk) as JWK), kid: k.kid, alg: k.alg })) };
+}
+
+const kidOf = (token: string) => decodeProtectedHeader(token).kid;
+
+async function invalid(promise: Promise<unknown>): Promise<InvalidSessionTokenError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(InvalidSessionTokenError);
+  return err as InvalidSessionTokenError;
+}
+
+describe("SessionTokenSigner", () => {
+  it("creates one current Ed25519 key, its private half sealed", async () => {
+    const first = await signer.ensureKey();
+    expect(await signer.ensureKey()).toEqual(first);
+    expect(first).toMatchObject({ alg: "EdDSA", current: true, retired_at: null });
+    expect(first.public_jwk).toMatchObject({ kty: "OKP", crv: "Ed25519" });
+    expect(first.public_jwk).not.toHaveProperty("d");
+
+    const privateJwk = JSON.parse(sealer.open(first.private_jwk_sealed, `signing_key:${first.kid}`)) as JWK;
+    expect(privateJwk.d).toBeTruthy();
+    expect(first.private_jwk_sealed).toMatch(/^v1\.test\./);
+    expect(first.private_jwk_sealed).not.toContain(privateJwk.d);
+    // A process with another encryption key cannot sign with it.
+    await expect(newSigner(t.db).sign(sessionClaims())).rejects.toThrow();
+  });
+
+  it("signs tokens that the published keys verify, with the claims intact", async () => {
+    const claims = sessionClaims();
+    const token = await signer.sign(claims);
+    const keys = keySet(await service().getSigningKeys());
+    expect(keys.keys).toHaveLength(1);
+    expect(kidOf(token)).toBe(keys.keys[0]?.kid);
+    expect(decodeProtectedHeader(token)).toMatchObject({ alg: "EdDSA", typ: "JWT" });
+    const verified = await verifySessionToken(token, keys);
+    expect(verified).toMatchObject({ ...claims, iss: SESSION_TOKEN_ISSUER, aud: "avatar-session" });
+    expect(verified.iat).toBeGreaterThan(0);
+  });
+
+  it("gives tokens that the verifier refuses when expired, tampered or signed by an unknown key", async () => {
+    const keys = keySet(await service().getSigningKeys());
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    const token = await signer.sign(sessionClaims({ exp }));
+    await invalid(verifySessionToken(token, keys, new Date((exp + 1) * 1000)));
+
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    const forged = Buffer.from(JSON.stringify({ ...claims, space_id: "another" })).toString("base64url");
+    expect((await invalid(verifySessionToken(`${header}.${forged}.${signature}`, keys))).unknownKey).toBe(
+      false,
+    );
+
+    const otherDb = await openTokensDb();
+    try {
+      const stranger = await newSigner(otherDb.db).sign(sessionClaims());
+      expect((await invalid(verifySessionToken(stranger, keys))).unknownKey).toBe(true);
+    } finally {
+      await otherDb.close();
+    }
+  });
+
+  it("gives tokens meant only for session use: another audience is refused", async () => {
+    const row = await signer.ensureKey();
+    const jwk = JSON.parse(sealer.open(row.private_jwk_sealed, `signing_key:${row.kid}`)) as JWK;
+    const elsewhere = await new SignJWT({ ...sessionClaims() })
+      .setProtectedHeader({ alg: "EdDSA", kid: row.kid })
+      .setIssuer(SESSION_TOKEN_ISSUER)
+      .setAudience("some-other-service")
+      .sign(await importJWK(jwk, "EdDSA"));
+    await invalid(verifySessionToken(elsewhere, keySet(await service().getSigningKeys())));
+  });
+
+  it("after rotation signs with the new key while tokens of the old key still verify", async () => {
+    const before = await signer.sign(sessionClaims());
+    const oldKid = kidOf(before);
+    const rotated = await service().rotateSigningKey();
+    expect(rotated.key).toMatchObject({ current: true, alg: "EdDSA" });
+    expect(rotated.key?.kid).not.toBe(oldKid);
+
+    const after = await signer.sign(sessionClaims());
+    expect(kidOf(after)).toBe(rotated.key?.kid);
+
+    const listed = await service().getSigningKeys();
+    expect(listed.keys.map((k) => [k.kid, k.current])).toEqual([
+      [rotated.key?.kid, true],
+      [oldKid, false],
+    ]);
+    // The old key's grace period starts now.
+    const oldRow = await t.db
+      .selectFrom("signing_keys")
+      .selectAll()
+      .where("kid", "=", oldKid ?? "")
+      .executeTakeFirst();
+    expect(oldRow?.retired_at).toBeInstanceOf(Date);
+    const keys = keySet(listed);
+    expect((await verifySessionToken(before, keys)).sub).toBe(sessionClaims().sub);
+    expect((await verifySessionToken(after, keys)).sub).toBe(sessionClaims().sub);
+  });
+
+  it("notices a rotation made by another replica", async () => {
+    const mine = await signer.sign(sessionClaims());
+    const otherReplica = newSigner(t.openReplica(), sealer);
+    const rotatedRow = await otherReplica.rotate();
+    const next = await signer.sign(sessionClaims());
+    expect(kidOf(next)).toBe(rotatedRow.kid);
+    expect(kidOf(next)).not.toBe(kidOf(mine));
+  });
+
+  it("stops publishing a retired key once its grace period is over", async () => {
+    const old = await signer.sign(sessionClaims());
+    await signer.rotate();
+    const graceSeconds = RETIRED_KEY_GRACE_MS / 1000;
+    await t.db
+      .updateTable("signing_keys")
+      .set({ retired_at: sql`now() - make_interval(secs => ${graceSeconds + 60})` })
+      .where("kid", "=", kidOf(old) ?? "")
+      .execute();
+    const keys = keySet(await service().getSigningKeys());
+    expect(keys.keys.map((k) => k.kid)).not.toContain(kidOf(old));
+    expect((await invalid(verifySessionToken(old, keys))).unknownKey).toBe(true);
+    await failure(service().verifySessionToken({ sessionToken: old }));
+  });
+
+  it("keeps publishing a retired key within its grace period", async () => {
+    const old = await signer.sign(sessionClaims());
+    await signer.rotate();
+    await t.db
+      .updateTable("signing_keys")
+      .set({ retired_at: sql`now() - make_interval(secs => ${RETIRED_KEY_GRACE_MS / 1000 - 60})` })
+      .where("kid", "=", kidOf(old) ?? "")
+      .execute();
+    expect((await service().getSigningKeys()).keys.map((k) => k.kid)).toContain(kidOf(old));
+  });
+
+  it("lets replicas starting together create exactly one current key", async () => {
+    // All replicas find no key and reach the install step together: a connection holding the install
+    // lock (as a replica in the middle of installing would) keeps them there until all have arrived.
+    const holder = t.openReplica();
+    const rows = await holder.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(hashtext('avatar.tokens.signing_key'))`.execute(conn);
+      const replicas = [0, 1, 2].map(() => newSigner(t.openReplica(), sealer));
+      const starting = Promise.all(replicas.map((r) => r.ensureKey()));
+      try {
+        await waitFor("every replica to wait for the install lock", async () => {
+          const { rows } = await sql<{ n: string }>`
+            select count(*) as n from pg_locks
+            where locktype = 'advisory' and not granted
+              and database = (select oid from pg_database where datname = current_database())
+          `.execute(conn);
+          return Number(rows[0]?.n) === replicas.length;
+        });
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext('avatar.tokens.signing_key'))`.execute(conn);
+      }
+      return starting;
+    });
+    expect(new Set(rows.map((r) => r.kid)).size).toBe(1);
+    const stored = await t.db.selectFrom("signing_keys").select(["kid", "current"]).execute();
+    expect(stored).toEqual([{ kid: rows[0]?.kid, current: true }]);
+  });
+});
+
+describe("VerifySessionToken", () => {
+  it("returns the claims of a valid token", async () => {
+    const claims = sessionClaims();
+    const res = await service().verifySessionToken({ sessionToken: await signer.sign(claims) });
+    expect(res.claims).toMatchObject({
+      sessionId: claims.sub,
+      spaceId: claims.space_id,
+      apiKeyId: claims.api_key_id,
+      mode: SessionMode.LITE,
+      isSandbox: true,
+    });
+    expect(res.claims?.expiresAt && timestampMs(res.claims.expiresAt)).toBe(claims.exp * 1000);
+  });
+
+  it("maps FULL mode", async () => {
+    const claims = sessionClaims();
+    claims.start_session_data = { ...claims.start_session_data, mode: "FULL", is_sandbox: false };
+    const res = await service().verifySessionToken({ sessionToken: await signer.sign(claims) });
+    expect(res.claims).toMatchObject({ mode: SessionMode.FULL, isSandbox: false });
+  });
+
+  it("answers Unauthenticated for a forged, expired or malformed token", async () => {
+    const token = await signer.sign(sessionClaims());
+    const [header, payload] = token.split(".") as [string, string, string];
+    const expired = await signer.sign(sessionClaims({ exp: Math.floor(Date.now() / 1000) - 10 }));
+    for (const sessionToken of [`${header}.${payload}.${"A".repeat(86)}`, expired, "garbage", ""]) {
+      const err = await failure(service().verifySessionToken({ sessionToken }));
+      expect(err.code).toBe(Code.Unauthenticated);
+      expect(err.rawMessage).toBe("invalid session token");
+    }
+  });
+});

@@ -1,0 +1,116 @@
+/** Shared setup of the tokens tests: a migrated `tokens` schema, a sealer and a signer. */
+import { randomBytes } from "node:crypto";
+import {
+  createDb,
+  createSealer,
+  migrateToLatest,
+  type Sealer,
+  type SessionTokenClaims,
+} from "@avatar/runtime";
+import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { ConnectError } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { migrations } from "../src/migrations/index.js";
+import type { TokensDatabase } from "../src/schema.js";
+import { SessionTokenSigner } from "../src/signing-keys.js";
+
+export interface TokensTestDb {
+  url: string;
+  db: Kysely<TokensDatabase>;
+  /** Another pool on the same database, as a second replica has. */
+  openReplica(): Kysely<TokensDatabase>;
+  close(): Promise<void>;
+}
+
+export async function openTokensDb(): Promise<TokensTestDb> {
+  const database: TestDatabase = await createTestDatabase();
+  const pools: Kysely<TokensDatabase>[] = [];
+  const open = () => {
+    const db = createDb<TokensDatabase>({ url: database.url, schema: "tokens", poolSize: 4 });
+    pools.push(db);
+    return db;
+  };
+  const db = open();
+  await migrateToLatest(db as Kysely<unknown>, "tokens", migrations);
+  return {
+    url: database.url,
+    db,
+    openReplica: open,
+    close: async () => {
+      await Promise.all(pools.map((p) => p.destroy()));
+      await database.drop();
+    },
+  };
+}
+
+/** Empties the tables between tests. */
+export async function clearTokens(db: Kysely<TokensDatabase>): Promise<void> {
+  await db.deleteFrom("api_keys").execute();
+  await db.deleteFrom("spaces").execute();
+  await db.deleteFrom("signing_keys").execute();
+}
+
+export function testSealer(): Sealer {
+  return createSealer([{ id: "test", key: randomBytes(32) }], "test");
+}
+
+export function newSigner(db: Kysely<TokensDatabase>, sealer: Sealer = testSealer()): SessionTokenSigner {
+  return new SessionTokenSigner(db, sealer);
+}
+
+/** The claims the minting code gives a session token (the signer adds iss, aud and iat). */
+export type TestClaims = Pick<
+  SessionTokenClaims,
+  "sub" | "space_id" | "api_key_id" | "exp" | "start_session_data"
+>;
+
+/** Claims of a session token as the minting code builds them; `exp` ten minutes ahead unless given. */
+export function sessionClaims(fields: Partial<TestClaims> = {}): TestClaims {
+  return {
+    sub: "3f2b8c1e-0000-4000-8000-00000000aaaa",
+    space_id: "3f2b8c1e-0000-4000-8000-00000000bbbb",
+    api_key_id: "3f2b8c1e-0000-4000-8000-00000000cccc",
+    exp: Math.floor(Date.now() / 1000) + 600,
+    start_session_data: {
+      mode: "LITE",
+      avatar_id: "3f2b8c1e-0000-4000-8000-00000000dddd",
+      is_sandbox: true,
+      video_settings: { quality: "high", encoding: "H264" },
+      interactivity_type: "CONVERSATIONAL",
+      agent_type: null,
+    },
+    ...fields,
+  };
+}
+
+/** A fixed API key that passes the rules for operator-chosen keys. */
+export function fixedApiKey(label = ""): string {
+  return `demo_${label}${randomBytes(16).toString("hex")}`;
+}
+
+/** The ConnectError a call failed with; fails the test when it did not fail with one. */
+export async function failure(promise: Promise<unknown>): Promise<ConnectError> {
+  const outcome = await promise.then(
+    () => "resolved",
+    (e: unknown) => e,
+  );
+  if (!(outcome instanceof ConnectError)) {
+    throw new Error(
+      `expected a ConnectError, got ${outcome === "resolved" ? "a response" : String(outcome)}`,
+    );
+  }
+  return outcome;
+}
+
+/** Polls until `check` returns true; fails with `what` after `timeoutMs` (generous: machines are loaded). */
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
