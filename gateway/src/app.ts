@@ -128,7 +128,10 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
         const e = toHttpError(err);
         if (e.status >= 500) log.error("request failed", { method: req.method, path: req.url, err });
         Object.assign(headers, e.headers);
-        if (e.status === 422 && e.issues) return sendJson(res, 422, { detail: e.issues }, headers);
+        if (e.status === 422 && e.issues) {
+          const issues = e.issues.map((i) => ({ ...i, input: i.input ?? null }));
+          return sendJson(res, 422, validationErrorBody(issues), headers);
+        }
         sendJson(res, e.status, failure(e.status, e.message), headers);
       }),
     );

@@ -1,4 +1,16 @@
-import type { Route } from "../http/route.js";
+import { route } from "../http/route.js";
+import { LIMIT_DEFAULT } from "../limits.js";
+import { mintSessionToken, tokenRequestBody } from "./session-token.js";
 
 /** POST /v1/sessions/token. */
-export const sessionTokenRoutes: Route[] = [];
+export const sessionTokenRoutes = [
+  route({
+    method: "POST",
+    path: "/v1/sessions/token",
+    summary: "Mint a session token (FULL or LITE body)",
+    auth: "api_key",
+    rateLimit: LIMIT_DEFAULT,
+    body: tokenRequestBody,
+    handle: mintSessionToken,
+  }),
+];

@@ -1,19 +1,25 @@
 import { TokensService } from "@avatar/contracts/tokens";
 import { type ServiceApp, type ServiceDeps, type ServiceModule, sealerFromEnv } from "@avatar/runtime";
 import { migrations } from "./migrations/index.js";
+import { mintService } from "./mint.js";
+import { readMintSettings } from "./mint-settings.js";
 import type { TokensDatabase } from "./schema.js";
 import { tokensAdminService } from "./service.js";
 import { SessionTokenSigner } from "./signing-keys.js";
 
+export { type MintDeps, mintSessionToken } from "./mint.js";
+export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint-settings.js";
 export type { TokensDatabase } from "./schema.js";
 export { tierLimits } from "./tiers.js";
 
 export async function build(deps: ServiceDeps<TokensDatabase>): Promise<ServiceApp> {
+  const settings = readMintSettings(deps.env);
   const signer = new SessionTokenSigner(deps.db, sealerFromEnv("tokens", deps.env, deps.log));
   await signer.ensureKey();
+  const mint = mintService({ db: deps.db, signer, clients: deps.clients, log: deps.log, settings });
   return {
     name: "tokens",
-    routes: (router) => router.service(TokensService, tokensAdminService(deps.db, signer)),
+    routes: (router) => router.service(TokensService, { ...tokensAdminService(deps.db, signer), ...mint }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { SessionMode } from "@avatar/contracts/common";
 import { type GetSigningKeysResponse, TokensService } from "@avatar/contracts/tokens";
 import { InvalidSessionTokenError, SESSION_TOKEN_ISSUER, verifySessionToken } from "@avatar/runtime";
+import { callDirectly } from "@avatar/testkit";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { decodeProtectedHeader, importJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
@@ -8,7 +9,6 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { tokensAdminService } from "../src/service.js";
 import { RETIRED_KEY_GRACE_MS, type SessionTokenSigner } from "../src/signing-keys.js";
-import { callDirectly } from "@avatar/testkit";
 import {
   clearTokens,
   failure,

@@ -1,10 +1,10 @@
 import { Tier, TokensService } from "@avatar/contracts/tokens";
 import { errorDetailOf } from "@avatar/runtime";
+import { callDirectly, type DirectCalls } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { tokensAdminService } from "../src/service.js";
 import { tierLimits } from "../src/tiers.js";
-import { callDirectly, type DirectCalls } from "@avatar/testkit";
 import { clearTokens, failure, fixedApiKey, newSigner, openTokensDb, type TokensTestDb } from "./support.js";
 
 let t: TokensTestDb;

@@ -1,0 +1,104 @@
+import { randomUUID } from "node:crypto";
+import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
+import { SessionEndReason } from "@avatar/contracts/sessions";
+import type {
+  MintSessionTokenRequest,
+  MintSessionTokenResponse,
+  TokensService,
+} from "@avatar/contracts/tokens";
+import { type Clients, invalidRequest, isUuid, type Logger, notFound } from "@avatar/runtime";
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { sessionClaims } from "./claims.js";
+import { sessionDuration, spaceDurationLimit } from "./duration.js";
+import { LanguageCodes } from "./languages.js";
+import type { MintSettings } from "./mint-settings.js";
+import * as repo from "./repository.js";
+import { resolveAvatar } from "./resolve-avatar.js";
+import { resolveMemory } from "./resolve-memory.js";
+import { resolveSessionConfig } from "./resolve-session.js";
+import { checkRequestRules } from "./rules.js";
+import type { TokensDatabase } from "./schema.js";
+import type { SessionTokenSigner } from "./signing-keys.js";
+
+export interface MintDeps {
+  db: Kysely<TokensDatabase>;
+  signer: Pick<SessionTokenSigner, "sign">;
+  clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
+  log: Logger;
+  settings: MintSettings;
+  languages?: LanguageCodes;
+  /** Milliseconds since the epoch (tests pin it). */
+  now?: () => number;
+}
+
+type Minted = Pick<MintSessionTokenResponse, "sessionId" | "sessionToken">;
+
+/**
+ * MintSessionToken: every rule is checked and every reference resolved before anything is created; then
+ * the token is signed for a fresh session id and the session record is created. Nothing happens after
+ * the record exists, so no failure can leave a session behind whose token was handed out; a record whose
+ * creation seemed to fail is ended at once rather than left for the never-started reaper.
+ */
+export async function mintSessionToken(deps: MintDeps, req: MintSessionTokenRequest): Promise<Minted> {
+  const request = req.request;
+  if (!request) throw invalidRequest("request is required", { field: "request" });
+  checkRequestRules(request);
+
+  const space = isUuid(req.spaceId) ? await repo.findSpace(deps.db, req.spaceId) : undefined;
+  if (!space) throw notFound("Space not found", { field: "space_id" });
+  const maxSessionDuration = sessionDuration(request.maxSessionDuration, spaceDurationLimit(space), {
+    isSandbox: request.isSandbox,
+    maxSeconds: deps.settings.sandboxMaxSeconds,
+  });
+
+  const { catalog, agents, memory, sessions } = deps.clients;
+  const languages = deps.languages ?? new LanguageCodes(catalog);
+  const avatar = await resolveAvatar(catalog, space.id, request);
+  const init = await resolveSessionConfig({ catalog, agents, languages }, space.id, avatar, request);
+  const memoryId =
+    init.mode === SessionMode.FULL ? await resolveMemory(memory, space.id, request.memory) : "";
+  const config: SessionConfig = create(SessionConfigSchema, { ...init, memoryId });
+
+  const sessionId = randomUUID();
+  const nowSeconds = Math.floor((deps.now?.() ?? Date.now()) / 1000);
+  const { startWindowSeconds, tokenGraceSeconds } = deps.settings;
+  const sessionToken = await deps.signer.sign(
+    sessionClaims({
+      sessionId,
+      spaceId: space.id,
+      apiKeyId: req.apiKeyId,
+      config,
+      expiresAt: nowSeconds + startWindowSeconds + maxSessionDuration + tokenGraceSeconds,
+    }),
+  );
+
+  try {
+    await sessions.createSession({
+      sessionId,
+      spaceId: space.id,
+      apiKeyId: req.apiKeyId,
+      config,
+      maxSessionDuration,
+    });
+  } catch (err) {
+    // The call may have failed after the record was written (a timeout): end it if it exists.
+    await sessions
+      .endSession({ sessionId, reason: SessionEndReason.SERVER_ERROR })
+      .catch((endErr: unknown) =>
+        deps.log.debug("no session to end after a failed create", { sessionId, endErr }),
+      );
+    throw err;
+  }
+  return { sessionId, sessionToken };
+}
+
+/** The MintSessionToken part of TokensService. */
+export function mintService(deps: MintDeps): Pick<ServiceImpl<typeof TokensService>, "mintSessionToken"> {
+  // The catalog client is taken at the first call, not while the service builds.
+  const languages =
+    deps.languages ?? new LanguageCodes({ listLanguages: (r) => deps.clients.catalog.listLanguages(r) });
+  const withCache: MintDeps = { ...deps, languages };
+  return { mintSessionToken: (req) => mintSessionToken(withCache, req) };
+}

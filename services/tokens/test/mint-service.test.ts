@@ -1,0 +1,161 @@
+/**
+ * MintSessionToken through the built tokens service: in-process over createRouterTransport, and on a real
+ * server (port 0) started the way the suite starts services. The rules themselves are covered at the
+ * direct-call level (mint-rules.test.ts); here the wiring, the error details on the wire and the token
+ * verification with the published keys.
+ */
+import { randomBytes } from "node:crypto";
+import { SessionMode } from "@avatar/contracts/common";
+import { Tier, TokensService } from "@avatar/contracts/tokens";
+import {
+  type Clients,
+  connectBus,
+  connectClient,
+  createDb,
+  errorDetailOf,
+  issueToJson,
+  listen,
+  migrateToLatest,
+  type RunningService,
+  silentLogger,
+  startService,
+  verifySessionToken,
+} from "@avatar/runtime";
+import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import type { JWK } from "jose";
+import type { Kysely } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokensModule } from "../src/index.js";
+import { migrations } from "../src/migrations/index.js";
+import type { TokensDatabase } from "../src/schema.js";
+import { doubleClients, World } from "./mint-doubles.js";
+
+const env = { ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}` };
+
+/** The clients a tokens service gets, its callees being the test doubles. */
+const clientsFor = (world: World) => doubleClients(world) as unknown as Clients;
+
+async function failure(p: Promise<unknown>): Promise<ConnectError> {
+  const outcome = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(outcome instanceof ConnectError)) throw new Error(`expected a ConnectError, got ${String(outcome)}`);
+  return outcome;
+}
+
+/** The same checks at each level: a token that verifies, a 404 with its field, a 422 with its entry. */
+function behavesAsMint(level: () => { tokens: Client<typeof TokensService>; world: World }) {
+  let spaceId: string;
+  let avatarId: string;
+
+  beforeAll(async () => {
+    const { tokens, world } = level();
+    const created = await tokens.createSpace({ name: "s", tier: Tier.STARTER });
+    spaceId = created.space?.id ?? "";
+    const voice = world.voice();
+    avatarId = world.avatar({ spaceId, defaultVoice: { id: voice.id } }).id;
+  });
+
+  it("mints a token that verifies with the published signing keys", async () => {
+    const { tokens, world } = level();
+    const res = await tokens.mintSessionToken({
+      spaceId,
+      apiKeyId: "a0000000-0000-4000-8000-000000000000",
+      request: { mode: SessionMode.FULL, avatarId },
+    });
+    const { keys } = await tokens.getSigningKeys({});
+    const jwks = { keys: keys.map((k) => ({ ...(JSON.parse(k.publicJwk) as JWK), kid: k.kid, alg: k.alg })) };
+    const claims = await verifySessionToken(res.sessionToken, jwks);
+    expect(claims.sub).toBe(res.sessionId);
+    expect(world.sessions.map((s) => s.session.id)).toContain(res.sessionId);
+    const verified = await tokens.verifySessionToken({ sessionToken: res.sessionToken });
+    expect(verified.claims?.sessionId).toBe(res.sessionId);
+  });
+
+  it("a 404 keeps its field on the wire", async () => {
+    const { tokens } = level();
+    const err = await failure(
+      tokens.mintSessionToken({
+        spaceId,
+        request: { mode: SessionMode.FULL, avatarId: "b0000000-0000-4000-8000-000000000000" },
+      }),
+    );
+    expect(err.code).toBe(Code.NotFound);
+    expect(errorDetailOf(err)?.field).toBe("avatar_id");
+  });
+
+  it("the duration 422 keeps its entry on the wire (starter tier: 1800 s)", async () => {
+    const { tokens } = level();
+    const err = await failure(
+      tokens.mintSessionToken({
+        spaceId,
+        request: { mode: SessionMode.FULL, avatarId, maxSessionDuration: 1801 },
+      }),
+    );
+    expect(err.code).toBe(Code.InvalidArgument);
+    expect(errorDetailOf(err)?.issues.map(issueToJson)).toEqual([
+      {
+        loc: ["body", "max_session_duration"],
+        msg: "Input should be less than or equal to 1800",
+        type: "less_than_equal",
+        input: 1801,
+        ctx: { le: 1800 },
+      },
+    ]);
+  });
+}
+
+describe("over createRouterTransport", () => {
+  let database: TestDatabase;
+  let db: Kysely<TokensDatabase>;
+  const world = new World();
+  let tokens: Client<typeof TokensService>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb<TokensDatabase>({ url: database.url, schema: "tokens", poolSize: 3 });
+    await migrateToLatest(db as Kysely<unknown>, "tokens", migrations);
+    const bus = await connectBus({}, "test", silentLogger);
+    const app = await tokensModule.build({ db, bus, log: silentLogger, clients: clientsFor(world), env });
+    tokens = createClient(
+      TokensService,
+      createRouterTransport((router) => app.routes(router)),
+    );
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  behavesAsMint(() => ({ tokens, world }));
+});
+
+describe("on a real server", () => {
+  let database: TestDatabase;
+  let running: RunningService;
+  const world = new World();
+  let tokens: Client<typeof TokensService>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const listening = await listen({ port: 0, host: "127.0.0.1" });
+    running = await startService(tokensModule, {
+      databaseUrl: database.url,
+      bus: await connectBus({}, "test", silentLogger),
+      log: silentLogger,
+      clients: clientsFor(world),
+      env,
+      listening,
+      poolSize: 3,
+    });
+    tokens = connectClient(TokensService, listening.url);
+  });
+  afterAll(async () => {
+    await running.stop();
+    await database.drop();
+  });
+
+  behavesAsMint(() => ({ tokens, world }));
+});
