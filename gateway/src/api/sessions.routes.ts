@@ -1,4 +1,86 @@
-import type { Route } from "../http/route.js";
+import { route } from "../http/route.js";
+import { LIMIT_DEFAULT, LIMIT_SESSION_LIFECYCLE } from "../limits.js";
+import * as sessions from "./sessions.js";
 
 /** Session lifecycle, reads, transcripts, events and credits. */
-export const sessionRoutes: Route[] = [];
+export const sessionRoutes = [
+  route({
+    method: "POST",
+    path: "/v1/sessions/start",
+    summary: "Start the session of the bearer session token",
+    auth: "session_token",
+    rateLimit: LIMIT_SESSION_LIFECYCLE,
+    cors: true,
+    status: 201,
+    body: sessions.startBody,
+    optionalBody: true,
+    handle: sessions.startSession,
+  }),
+  route({
+    method: "POST",
+    path: "/v1/sessions/stop",
+    summary: "Stop a session (session token, or API key with session_id)",
+    auth: "api_key_or_session",
+    rateLimit: LIMIT_SESSION_LIFECYCLE,
+    cors: true,
+    body: sessions.stopBody,
+    optionalBody: true,
+    handle: sessions.stopSession,
+  }),
+  route({
+    method: "POST",
+    path: "/v1/sessions/keep-alive",
+    summary: "Reset a session's idle timer (session token, or API key with session_id)",
+    auth: "api_key_or_session",
+    rateLimit: LIMIT_SESSION_LIFECYCLE,
+    cors: true,
+    body: sessions.keepAliveBody,
+    optionalBody: true,
+    handle: sessions.keepAliveSession,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/sessions",
+    summary: "List active and previous sessions, newest first",
+    auth: "api_key",
+    rateLimit: LIMIT_DEFAULT,
+    query: sessions.sessionListQuery,
+    handle: sessions.listSessions,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/sessions/{session_id}",
+    summary: "Get a session",
+    auth: "api_key_or_cookie",
+    rateLimit: LIMIT_DEFAULT,
+    params: sessions.sessionPath,
+    handle: sessions.getSession,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/sessions/{session_id}/transcript",
+    summary: "Get a session's transcript (poll with next_timestamp)",
+    auth: "api_key_or_cookie",
+    rateLimit: LIMIT_DEFAULT,
+    params: sessions.sessionPath,
+    query: sessions.transcriptQuery,
+    handle: sessions.getTranscript,
+  }),
+  route({
+    method: "DELETE",
+    path: "/v1/sessions/{session_id}/events",
+    summary: "Delete every stored event and transcript entry of a session",
+    auth: "api_key_or_session",
+    rateLimit: LIMIT_DEFAULT,
+    params: sessions.sessionPath,
+    handle: sessions.deleteSessionEvents,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/users/credits",
+    summary: "The space's credit balance",
+    auth: "api_key",
+    rateLimit: LIMIT_DEFAULT,
+    handle: sessions.getCredits,
+  }),
+];

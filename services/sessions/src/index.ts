@@ -1,11 +1,70 @@
+import { SessionsService } from "@avatar/contracts/sessions";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { type LifecycleDeps, SessionLifecycle } from "./lifecycle.js";
 import { migrations } from "./migrations/index.js";
+import { OutboxPublisher } from "./outbox.js";
+import { SessionScheduler } from "./scheduler.js";
+import type { SessionsDatabase } from "./schema.js";
+import { sessionsService } from "./service.js";
+import { readSessionSettings } from "./settings.js";
 
-// biome-ignore lint/complexity/noBannedTypes: no tables yet
-export type SessionsDatabase = {};
+export { creditRate } from "./ledger.js";
+export type { SessionsDatabase } from "./schema.js";
+export { type SessionSettings, sessionSettings } from "./settings.js";
 
-export async function build(_deps: ServiceDeps<SessionsDatabase>): Promise<ServiceApp> {
-  return { name: "sessions", routes: () => {} };
+export interface SessionsOptions {
+  /** The clock (tests move it by hand). */
+  now?: () => Date;
+  beforeStartCompletes?: LifecycleDeps["beforeStartCompletes"];
+  /** Leaves the timer loop off (tests drive `scheduler.runOnce()` themselves). */
+  manualScheduler?: boolean;
 }
 
-export const sessionsModule: ServiceModule<SessionsDatabase> = { name: "sessions", migrations, build };
+export interface SessionsApp extends ServiceApp {
+  lifecycle: SessionLifecycle;
+  scheduler: SessionScheduler;
+  outbox: OutboxPublisher;
+}
+
+/** Builds the sessions service: SessionsService over its tables, plus the timer loop and the outbox. */
+export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOptions = {}): SessionsApp {
+  const settings = readSessionSettings(deps.env);
+  const now = options.now ?? (() => new Date());
+  const outbox = new OutboxPublisher(deps.db, deps.bus, deps.log);
+  const lifecycle = new SessionLifecycle({
+    db: deps.db,
+    settings,
+    outbox,
+    now,
+    ...(options.beforeStartCompletes ? { beforeStartCompletes: options.beforeStartCompletes } : {}),
+  });
+  const scheduler = new SessionScheduler({
+    db: deps.db,
+    lifecycle,
+    outbox,
+    log: deps.log,
+    tickMs: settings.SESSIONS_TICK_MS,
+    now,
+  });
+  const service = sessionsService({ db: deps.db, lifecycle, outbox, now });
+  return {
+    name: "sessions",
+    lifecycle,
+    scheduler,
+    outbox,
+    routes: (router) => router.service(SessionsService, service),
+    start: async () => {
+      if (!options.manualScheduler) scheduler.start();
+    },
+    stop: async () => {
+      await scheduler.stop();
+      await outbox.idle();
+    },
+  };
+}
+
+export const sessionsModule: ServiceModule<SessionsDatabase> = {
+  name: "sessions",
+  migrations,
+  build: (deps) => build(deps),
+};

@@ -1,13 +1,16 @@
 import { type Env, env, readConfig } from "@avatar/runtime";
 
-/** Settings of token minting, from the environment. */
+/**
+ * Settings of token minting, from the environment. The start window and the sandbox cap are the sessions
+ * service's settings of the same names: one value drives both the token's lifetime and the reaper.
+ */
 export const mintSettingsSpec = {
-  /** A minted session must be started within this many seconds (the sessions service reaps it after). */
-  SESSION_START_WINDOW_SECONDS: env.int({ default: 600, min: 1 }),
+  /** A minted session must be started within this long (the sessions service reaps it after). */
+  SESSION_START_TIMEOUT_MS: env.int({ default: 600_000, min: 100, max: 86_400_000 }),
   /** How long a token outlives its session's longest possible end. */
   SESSION_TOKEN_GRACE_SECONDS: env.int({ default: 300, min: 0 }),
   /** Sandbox sessions run at most this long, whatever was asked. */
-  SANDBOX_MAX_SESSION_DURATION: env.int({ default: 60, min: 1 }),
+  SESSION_SANDBOX_MAX_DURATION_MS: env.int({ default: 60_000, min: 100, max: 3_600_000 }),
 };
 
 export interface MintSettings {
@@ -19,9 +22,9 @@ export interface MintSettings {
 export function readMintSettings(source: Env): MintSettings {
   const c = readConfig(mintSettingsSpec, source);
   return {
-    startWindowSeconds: c.SESSION_START_WINDOW_SECONDS,
+    startWindowSeconds: Math.ceil(c.SESSION_START_TIMEOUT_MS / 1000),
     tokenGraceSeconds: c.SESSION_TOKEN_GRACE_SECONDS,
-    sandboxMaxSeconds: c.SANDBOX_MAX_SESSION_DURATION,
+    sandboxMaxSeconds: Math.max(1, Math.ceil(c.SESSION_SANDBOX_MAX_DURATION_MS / 1000)),
   };
 }
 

@@ -1,4 +1,13 @@
 import type { Migrations } from "@avatar/runtime";
+import * as sessions from "./20261122_0001_sessions.js";
+import * as credits from "./20261122_0002_credits.js";
+import * as transcriptsAndEvents from "./20261122_0003_transcripts_and_events.js";
+import * as outbox from "./20261122_0004_outbox.js";
 
 /** Dated migrations, applied in name order. */
-export const migrations: Migrations = {};
+export const migrations: Migrations = {
+  "20261122_0001_sessions": sessions,
+  "20261122_0002_credits": credits,
+  "20261122_0003_transcripts_and_events": transcriptsAndEvents,
+  "20261122_0004_outbox": outbox,
+};

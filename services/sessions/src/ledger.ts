@@ -1,0 +1,209 @@
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { SessionModeValue, SessionSourceValue, SessionsDatabase } from "./schema.js";
+
+/**
+ * Credits: one balance per space and the append-only ledger it follows. Every change of a balance is
+ * made in the same transaction as the ledger row that explains it, so the balance always equals the sum
+ * of the space's ledger amounts.
+ */
+
+type Db = Kysely<SessionsDatabase> | Transaction<SessionsDatabase>;
+
+/** FULL and embed sessions cost 2 credits a minute, LITE 1, sandbox nothing. */
+export function creditRate(mode: SessionModeValue, source: SessionSourceValue, isSandbox: boolean): number {
+  if (isSandbox) return 0;
+  return mode === "FULL" || source === "EMBED" ? 2 : 1;
+}
+
+/** "118.5000" -> "118.5", "100.0000" -> "100". */
+export function formatCredits(value: string): string {
+  if (!value.includes(".")) return value;
+  return value.replace(/0+$/, "").replace(/\.$/, "");
+}
+
+/** A positive decimal with at most 4 decimals, or undefined. */
+export function parseCreditAmount(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (!/^\d{1,16}(\.\d{1,4})?$/.test(trimmed) || !/[1-9]/.test(trimmed)) return undefined;
+  return trimmed.replace(/^0+(?=\d)/, "");
+}
+
+export async function balanceOf(db: Db, spaceId: string): Promise<string> {
+  const row = await db
+    .selectFrom("credit_accounts")
+    .select("balance")
+    .where("space_id", "=", spaceId)
+    .executeTakeFirst();
+  return formatCredits(row?.balance ?? "0");
+}
+
+/** Takes `amount` from the balance if it covers it; false (and nothing changed) otherwise. */
+async function debit(trx: Transaction<SessionsDatabase>, spaceId: string, amount: number, at: Date) {
+  const row = await trx
+    .updateTable("credit_accounts")
+    .set({ balance: sql`balance - ${amount}`, updated_at: at })
+    .where("space_id", "=", spaceId)
+    .where("balance", ">=", String(amount))
+    .returning("balance")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function credit(
+  trx: Transaction<SessionsDatabase>,
+  spaceId: string,
+  amount: string | number,
+  at: Date,
+) {
+  await trx
+    .insertInto("credit_accounts")
+    .values({ space_id: spaceId, balance: amount, updated_at: at })
+    .onConflict((oc) =>
+      oc
+        .column("space_id")
+        .doUpdateSet({ balance: sql`credit_accounts.balance + ${amount}`, updated_at: at }),
+    )
+    .execute();
+}
+
+export type GrantResult = { kind: "granted" } | { kind: "repeated" } | { kind: "key_reused"; amount: string };
+
+/** Adds credits; a grant with an idempotency key already used in the space counts once. */
+export async function grant(
+  trx: Transaction<SessionsDatabase>,
+  input: { spaceId: string; amount: string; note: string; idempotencyKey: string | null; at: Date },
+): Promise<GrantResult> {
+  const inserted = await trx
+    .insertInto("ledger")
+    .values({
+      space_id: input.spaceId,
+      kind: "grant",
+      amount: input.amount,
+      note: input.note,
+      idempotency_key: input.idempotencyKey,
+      session_id: null,
+      minute_index: null,
+      created_at: input.at,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["space_id", "idempotency_key"])
+        .where(sql<boolean>`kind = 'grant' and idempotency_key is not null`)
+        .doNothing(),
+    )
+    .returning("id")
+    .executeTakeFirst();
+  if (inserted) {
+    await credit(trx, input.spaceId, input.amount, input.at);
+    return { kind: "granted" };
+  }
+  const earlier = await trx
+    .selectFrom("ledger")
+    .select("amount")
+    .where("space_id", "=", input.spaceId)
+    .where("kind", "=", "grant")
+    .where("idempotency_key", "=", input.idempotencyKey)
+    .executeTakeFirstOrThrow();
+  const same = formatCredits(earlier.amount) === formatCredits(input.amount);
+  return same ? { kind: "repeated" } : { kind: "key_reused", amount: formatCredits(earlier.amount) };
+}
+
+interface SessionMoney {
+  spaceId: string;
+  sessionId: string;
+  amount: number;
+  at: Date;
+}
+
+/** Holds `amount` for a starting session; false when the balance cannot cover it. */
+export async function holdEscrow(trx: Transaction<SessionsDatabase>, m: SessionMoney): Promise<boolean> {
+  if (!(await debit(trx, m.spaceId, m.amount, m.at))) return false;
+  await insertRow(trx, m, "escrow", -m.amount, null);
+  return true;
+}
+
+/** Gives a held amount back (the start failed, or the session ended before it completed). */
+export async function releaseEscrow(trx: Transaction<SessionsDatabase>, m: SessionMoney): Promise<void> {
+  await credit(trx, m.spaceId, m.amount, m.at);
+  await insertRow(trx, m, "escrow_release", m.amount, null);
+}
+
+/** The held amount becomes the charge of minute 0: released and charged in one step, balance unchanged. */
+export async function settleEscrowAsFirstMinute(
+  trx: Transaction<SessionsDatabase>,
+  m: SessionMoney,
+): Promise<void> {
+  await insertRow(trx, m, "escrow_release", m.amount, null);
+  await insertRow(trx, m, "charge", -m.amount, 0);
+}
+
+export type ChargeResult = "charged" | "already_charged" | "insufficient";
+
+/**
+ * Charges one session-minute. The unique index on (session, minute) of charge rows makes a second charge
+ * of the same minute impossible, whoever tries it; when it has been charged already the debit is undone
+ * in the same transaction.
+ */
+export async function chargeMinute(
+  trx: Transaction<SessionsDatabase>,
+  m: SessionMoney & { minuteIndex: number },
+): Promise<ChargeResult> {
+  if (!(await debit(trx, m.spaceId, m.amount, m.at))) return "insufficient";
+  const row = await trx
+    .insertInto("ledger")
+    .values(ledgerValues(m, "charge", -m.amount, m.minuteIndex))
+    .onConflict((oc) =>
+      oc.columns(["session_id", "minute_index"]).where(sql<boolean>`kind = 'charge'`).doNothing(),
+    )
+    .returning("id")
+    .executeTakeFirst();
+  if (row) return "charged";
+  await credit(trx, m.spaceId, m.amount, m.at);
+  return "already_charged";
+}
+
+function ledgerValues(
+  m: SessionMoney,
+  kind: "escrow" | "escrow_release" | "charge",
+  amount: number,
+  minute: number | null,
+) {
+  return {
+    space_id: m.spaceId,
+    kind,
+    amount,
+    session_id: m.sessionId,
+    minute_index: minute,
+    idempotency_key: null,
+    created_at: m.at,
+  };
+}
+
+async function insertRow(
+  trx: Transaction<SessionsDatabase>,
+  m: SessionMoney,
+  kind: "escrow" | "escrow_release" | "charge",
+  amount: number,
+  minute: number | null,
+) {
+  await trx
+    .insertInto("ledger")
+    .values(ledgerValues(m, kind, amount, minute))
+    .execute();
+}
+
+/** Newest first. */
+export async function listLedger(
+  db: Db,
+  filter: { spaceId: string; sessionId?: string | undefined },
+  offset: number,
+  limit: number,
+) {
+  let base = db.selectFrom("ledger").where("space_id", "=", filter.spaceId);
+  if (filter.sessionId) base = base.where("session_id", "=", filter.sessionId);
+  const [rows, total] = await Promise.all([
+    base.selectAll().orderBy("id", "desc").offset(offset).limit(limit).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
+}

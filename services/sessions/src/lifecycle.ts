@@ -1,0 +1,299 @@
+import { type SessionConfig, SessionConfigSchema } from "@avatar/contracts/common";
+import { SessionStartedSchema } from "@avatar/contracts/sessions";
+import {
+  conflict,
+  insufficientCredits,
+  invalidRequest,
+  isUuid,
+  notFound,
+  topics,
+  unauthenticated,
+} from "@avatar/runtime";
+import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { type Kysely, sql, type Transaction } from "kysely";
+import { createSession, type NewSession } from "./creation.js";
+import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
+import { sessionToProto } from "./mapping.js";
+import type { OutboxPublisher } from "./outbox.js";
+import * as repo from "./repository.js";
+import type { ConnectionStateValue, EndReasonValue, SessionRow, SessionsDatabase } from "./schema.js";
+import type { SessionSettings } from "./settings.js";
+import { issueTicket, redeemTicket } from "./tickets.js";
+import { announce, endSession, settle } from "./transitions.js";
+
+type Trx = Transaction<SessionsDatabase>;
+
+export interface LifecycleDeps {
+  db: Kysely<SessionsDatabase>;
+  settings: SessionSettings;
+  outbox: OutboxPublisher;
+  now: () => Date;
+  /**
+   * Runs between the two steps of a start, while one minute is held in escrow (the realtime issue puts
+   * the pipeline worker assignment here). When it throws, the escrow is released and the start fails.
+   */
+  beforeStartCompletes?: (session: SessionRow) => Promise<void>;
+}
+
+export interface StartedSession {
+  session: SessionRow;
+  config: SessionConfig;
+  ticket: string;
+  ticketExpiresAt: Date;
+}
+
+const sessionNotFound = () => notFound("Session not found", { field: "session_id" });
+const sessionEnded = () => conflict("Session has ended", { reason: "SESSION_ENDED", field: "session_id" });
+
+/**
+ * The session lifecycle: CREATED -> STARTED -> ENDED. Every operation on one session locks its row and
+ * first brings its timers up to date, so an operation never acts on a session that should already have
+ * ended, and concurrent operations on one session take turns.
+ */
+export class SessionLifecycle {
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  private get settings() {
+    return this.deps.settings;
+  }
+
+  /**
+   * Runs `fn` on the locked, settled session; NotFound for an unknown id or another space's session.
+   * When `fn` refuses (throws), what settling did still commits: a session whose deadline has passed
+   * stays ended even though the operation that noticed it failed.
+   */
+  private async withSession<T>(
+    sessionId: string,
+    spaceId: string | undefined,
+    fn: (trx: Trx, row: SessionRow, now: Date) => Promise<T>,
+  ): Promise<T> {
+    if (!isUuid(sessionId) || (spaceId !== undefined && !isUuid(spaceId))) throw sessionNotFound();
+    try {
+      const outcome = await this.deps.db.transaction().execute(async (trx) => {
+        const locked = await repo.lockSession(trx, sessionId);
+        if (!locked || (spaceId !== undefined && locked.space_id !== spaceId.toLowerCase())) {
+          throw sessionNotFound();
+        }
+        const now = this.deps.now();
+        const row = await settle(trx, locked, now, this.settings);
+        return attempt(trx, () => fn(trx, row, now));
+      });
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    } finally {
+      void this.deps.outbox.kick();
+    }
+  }
+
+  /** Creates a session in CREATED (the tokens service calls this when it mints a token). */
+  create(input: NewSession): Promise<SessionRow> {
+    return createSession(this.deps, input);
+  }
+
+  /**
+   * CREATED -> STARTED, in two steps around `beforeStartCompletes`: first one minute at the session's rate
+   * is held in escrow (402 when the balance cannot cover it), then the start completes and the escrow
+   * becomes the charge of minute 0. Starting a started session answers it again with a fresh ticket;
+   * concurrent starts make one transition.
+   */
+  async start(spaceId: string, sessionId: string): Promise<StartedSession> {
+    const first = await this.withSession(sessionId, spaceId, async (trx, row, now) => {
+      if (row.state === "ENDED") throw sessionEnded();
+      if (row.state === "STARTED") return this.answerStart(trx, row, now);
+      if (row.credit_rate > 0 && row.escrow_amount === 0) {
+        const money = { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
+        if (!(await holdEscrow(trx, money))) throw insufficientCredits();
+        return repo.updateSession(trx, row.id, { escrow_amount: row.credit_rate, updated_at: now });
+      }
+      return row;
+    });
+    if ("ticket" in first) return first;
+
+    if (this.deps.beforeStartCompletes) {
+      try {
+        await this.deps.beforeStartCompletes(first);
+      } catch (err) {
+        await this.withSession(sessionId, spaceId, async (trx, row, now) => {
+          if (row.state !== "CREATED" || row.escrow_amount === 0) return;
+          await releaseEscrow(trx, {
+            spaceId: row.space_id,
+            sessionId: row.id,
+            amount: row.escrow_amount,
+            at: now,
+          });
+          await repo.updateSession(trx, row.id, { escrow_amount: 0, updated_at: now });
+        });
+        throw err;
+      }
+    }
+
+    return this.withSession(sessionId, spaceId, async (trx, row, now) => {
+      if (row.state === "ENDED") throw sessionEnded();
+      if (row.state === "STARTED") return this.answerStart(trx, row, now);
+      const money = { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
+      if (row.escrow_amount > 0) {
+        await settleEscrowAsFirstMinute(trx, { ...money, amount: row.escrow_amount });
+      } else if (row.credit_rate > 0) {
+        // A concurrent start that failed released the escrow in between: pay minute 0 directly.
+        if ((await chargeMinute(trx, { ...money, minuteIndex: 0 })) === "insufficient") {
+          throw insufficientCredits();
+        }
+      }
+      const s = this.settings;
+      const lengthMs = row.is_sandbox
+        ? Math.min(row.max_session_duration * 1000, s.SESSION_SANDBOX_MAX_DURATION_MS)
+        : row.max_session_duration * 1000;
+      const started = await repo.updateSession(trx, row.id, {
+        state: "STARTED",
+        started_at: now,
+        updated_at: now,
+        last_activity_at: now,
+        escrow_amount: 0,
+        credits_consumed: row.credit_rate,
+        charged_minutes: row.credit_rate > 0 ? 1 : 0,
+        start_deadline_at: null,
+        idle_deadline_at: new Date(now.getTime() + s.SESSION_IDLE_TIMEOUT_MS),
+        max_end_at: new Date(now.getTime() + lengthMs),
+        next_charge_at: row.credit_rate > 0 ? new Date(now.getTime() + s.SESSION_MINUTE_MS) : null,
+      });
+      await announce(
+        trx,
+        started,
+        { type: "session.started", payload: {} },
+        {
+          topic: topics.sessionStarted,
+          value: create(SessionStartedSchema, { session: sessionToProto(started, now) }),
+          msgId: `${started.id}.started`,
+        },
+        now,
+      );
+      return this.answerStart(trx, started, now);
+    });
+  }
+
+  private async answerStart(trx: Trx, row: SessionRow, now: Date): Promise<StartedSession> {
+    const { ticket, expiresAt } = await issueTicket(
+      trx,
+      row.id,
+      now,
+      this.settings.SESSION_CONNECT_TICKET_TTL_MS,
+    );
+    return { session: row, config: readConfig(row), ticket, ticketExpiresAt: expiresAt };
+  }
+
+  /** Ends the session (USER_CLOSED unless told otherwise); an ended session is answered as it ended. */
+  stop(spaceId: string | undefined, sessionId: string, reason: EndReasonValue = "USER_CLOSED") {
+    return this.withSession(sessionId, spaceId, async (trx, row, now) =>
+      row.state === "ENDED" ? row : endSession(trx, row, reason, now, now),
+    );
+  }
+
+  /** Resets the idle timer of a started session; 409 once it has ended. */
+  keepAlive(spaceId: string, sessionId: string) {
+    return this.withSession(sessionId, spaceId, async (trx, row, now) => {
+      if (row.state === "ENDED") throw sessionEnded();
+      return this.recordActivity(trx, row, now, {});
+    });
+  }
+
+  /** The pipeline's report of the realtime connection; it counts as activity while the session runs. */
+  reportConnection(sessionId: string, state: ConnectionStateValue) {
+    return this.withSession(sessionId, undefined, async (trx, row, now) => {
+      if (row.state === "ENDED") {
+        return repo.updateSession(trx, row.id, { connection_state: state, updated_at: now });
+      }
+      return this.recordActivity(trx, row, now, { connection_state: state });
+    });
+  }
+
+  /** Exchanges a ws_url ticket (once) for its session; an ended session cannot be joined. */
+  async redeemTicket(ticket: string): Promise<SessionRow> {
+    if (!ticket) throw unauthenticated("Invalid connect ticket");
+    try {
+      const outcome = await this.deps.db.transaction().execute(async (trx) => {
+        const now = this.deps.now();
+        const sessionId = await redeemTicket(trx, ticket, now);
+        if (!sessionId) throw unauthenticated("Invalid, used or expired connect ticket");
+        const locked = await repo.lockSession(trx, sessionId);
+        if (!locked) throw unauthenticated("Invalid, used or expired connect ticket");
+        const row = await settle(trx, locked, now, this.settings);
+        return attempt(trx, async () => {
+          if (row.state === "ENDED") throw new ConnectError("Session has ended", Code.FailedPrecondition);
+          return this.recordActivity(trx, row, now, {});
+        });
+      });
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    } finally {
+      void this.deps.outbox.kick();
+    }
+  }
+
+  private recordActivity(
+    trx: Trx,
+    row: SessionRow,
+    now: Date,
+    extra: { connection_state?: ConnectionStateValue },
+  ) {
+    return repo.updateSession(trx, row.id, {
+      ...extra,
+      last_activity_at: now,
+      updated_at: now,
+      ...(row.state === "STARTED"
+        ? { idle_deadline_at: new Date(now.getTime() + this.settings.SESSION_IDLE_TIMEOUT_MS) }
+        : {}),
+    });
+  }
+
+  /** Ends every session still running on an avatar; answers the ids this call ended. */
+  async endAvatarSessions(avatarId: string, reason: EndReasonValue): Promise<string[]> {
+    if (!isUuid(avatarId)) throw invalidRequest("avatar_id must be a UUID", { field: "avatar_id" });
+    const ended: string[] = [];
+    for (const id of await repo.runningSessionIdsOnAvatar(this.deps.db, avatarId.toLowerCase())) {
+      const wasRunning = await this.withSession(id, undefined, async (trx, row, now) => {
+        if (row.state === "ENDED") return false;
+        await endSession(trx, row, reason, now, now);
+        return true;
+      });
+      if (wasRunning) ended.push(id);
+    }
+    return ended;
+  }
+
+  /**
+   * The scheduler's unit of work: applies the due timers of one session if it is still due and no one
+   * else holds it. Answers false when there was nothing to do here (another replica has it).
+   */
+  async settleDue(sessionId: string): Promise<boolean> {
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const now = this.deps.now();
+        const row = await repo.claimDueSession(trx, sessionId, now);
+        if (!row) return false;
+        await settle(trx, row, now, this.settings);
+        return true;
+      });
+    } finally {
+      void this.deps.outbox.kick();
+    }
+  }
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Runs `fn` inside a savepoint: when it throws, its writes are undone and the transaction goes on. */
+async function attempt<T>(trx: Trx, fn: () => Promise<T>): Promise<Outcome<T>> {
+  await sql`savepoint operation`.execute(trx);
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    await sql`rollback to savepoint operation`.execute(trx);
+    return { ok: false, error };
+  }
+}
+
+/** The stored configuration (proto JSON) as the pipeline reads it. */
+export function readConfig(row: SessionRow): SessionConfig {
+  return fromJson(SessionConfigSchema, row.config as JsonValue, { ignoreUnknownFields: true });
+}

@@ -1,0 +1,102 @@
+import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
+import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
+
+/** Plain data access for session records; every function takes the db (or a transaction). */
+
+type Db = Kysely<SessionsDatabase> | Transaction<SessionsDatabase>;
+
+/** Inserts the session; undefined when a session with its id exists already. */
+export function insertSession(db: Db, values: Insertable<SessionTable>): Promise<SessionRow | undefined> {
+  return db
+    .insertInto("sessions")
+    .values(values)
+    .onConflict((oc) => oc.column("id").doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom("sessions").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** The row, locked for the rest of the transaction (waits for another holder). */
+export function lockSession(trx: Transaction<SessionsDatabase>, id: string): Promise<SessionRow | undefined> {
+  return trx.selectFrom("sessions").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+}
+
+/** The row if it is still due and nobody else holds it; undefined otherwise (another replica has it). */
+export function claimDueSession(
+  trx: Transaction<SessionsDatabase>,
+  id: string,
+  now: Date,
+): Promise<SessionRow | undefined> {
+  return trx
+    .selectFrom("sessions")
+    .selectAll()
+    .where("id", "=", id)
+    .where("state", "<>", "ENDED")
+    .where("due_at", "<=", now)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+export async function updateSession(
+  db: Db,
+  id: string,
+  changes: Updateable<SessionTable>,
+): Promise<SessionRow> {
+  return db
+    .updateTable("sessions")
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Ids of sessions with a timer due, oldest first. */
+export async function dueSessionIds(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("sessions")
+    .select("id")
+    .where("state", "<>", "ENDED")
+    .where("due_at", "<=", now)
+    .orderBy("due_at")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function runningSessionIdsOnAvatar(db: Db, avatarId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("sessions")
+    .select("id")
+    .where("avatar_id", "=", avatarId)
+    .where("state", "<>", "ENDED")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export interface SessionFilter {
+  spaceId: string;
+  /** active: created or started; historic: ended. */
+  type?: "active" | "historic" | undefined;
+  avatarId?: string | undefined;
+  embedId?: string | undefined;
+  contextId?: string | undefined;
+}
+
+/** Newest first. */
+export async function listSessions(db: Db, filter: SessionFilter, offset: number, limit: number) {
+  let base = db.selectFrom("sessions").where("space_id", "=", filter.spaceId);
+  if (filter.type === "active") base = base.where("state", "<>", "ENDED");
+  if (filter.type === "historic") base = base.where("state", "=", "ENDED");
+  if (filter.avatarId) base = base.where("avatar_id", "=", filter.avatarId);
+  if (filter.embedId) base = base.where("embed_id", "=", filter.embedId);
+  if (filter.contextId) base = base.where("context_id", "=", filter.contextId);
+  const [rows, total] = await Promise.all([
+    base.selectAll().orderBy("seq", "desc").offset(offset).limit(limit).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
+}

@@ -1,0 +1,305 @@
+import {
+  SessionEndReason,
+  SessionListType,
+  type SessionsService,
+  TranscriptWrittenSchema,
+} from "@avatar/contracts/sessions";
+import {
+  conflict,
+  invalidRequest,
+  isUuid,
+  notFound,
+  pageInfo,
+  pageWindow,
+  topics,
+  toTimestamp,
+} from "@avatar/runtime";
+import { create } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import * as ledger from "./ledger.js";
+import { readConfig, type SessionLifecycle } from "./lifecycle.js";
+import {
+  connectionStateFromProto,
+  endReasonFromProto,
+  ledgerEntryToProto,
+  sessionEventToProto,
+  sessionToProto,
+  transcriptEntryToProto,
+} from "./mapping.js";
+import { enqueueEvent, type OutboxPublisher } from "./outbox.js";
+import * as repo from "./repository.js";
+import type { EndReasonValue, SessionRow, SessionsDatabase } from "./schema.js";
+import { appendSessionEvents, deleteSessionHistory, listSessionEvents } from "./session-events.js";
+import { appendTranscript, readTranscript, TRANSCRIPT_ROLES } from "./transcript.js";
+
+export interface SessionsServiceDeps {
+  db: Kysely<SessionsDatabase>;
+  lifecycle: SessionLifecycle;
+  outbox: OutboxPublisher;
+  now: () => Date;
+}
+
+/** Most entries or events one append takes. */
+const MAX_APPEND = 1000;
+const MAX_TRANSCRIPT_CHARS = 100_000;
+const MAX_IDEMPOTENCY_KEY = 200;
+
+const sessionNotFound = () => notFound("Session not found", { field: "session_id" });
+
+/** An end reason of a request: UNSPECIFIED takes `fallback`, an unknown number is refused. */
+function reasonOf(reason: SessionEndReason, fallback: EndReasonValue): EndReasonValue {
+  if (reason === SessionEndReason.UNSPECIFIED) return fallback;
+  const value = endReasonFromProto(reason);
+  if (!value) throw invalidRequest("reason is not a known end reason", { field: "reason" });
+  return value;
+}
+
+function filterUuid(value: string | undefined, field: string): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!isUuid(value)) throw invalidRequest(`${field} must be a UUID`, { field });
+  return value.toLowerCase();
+}
+
+function requireSpaceId(spaceId: string): string {
+  if (!isUuid(spaceId)) throw invalidRequest("space_id must be a UUID", { field: "space_id" });
+  return spaceId.toLowerCase();
+}
+
+export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof SessionsService> {
+  const { db, lifecycle, now } = deps;
+  const present = (row: SessionRow) => sessionToProto(row, now());
+
+  /** A session of the space, or NotFound (another space's session is reported as missing). */
+  async function sessionInSpace(spaceId: string, sessionId: string): Promise<SessionRow> {
+    const row = isUuid(sessionId) ? await repo.findSession(db, sessionId) : undefined;
+    if (!row || !isUuid(spaceId) || row.space_id !== spaceId.toLowerCase()) throw sessionNotFound();
+    return row;
+  }
+
+  async function anySession(sessionId: string): Promise<SessionRow> {
+    const row = isUuid(sessionId) ? await repo.findSession(db, sessionId) : undefined;
+    if (!row) throw sessionNotFound();
+    return row;
+  }
+
+  return {
+    async createSession(req) {
+      const row = await lifecycle.create({
+        sessionId: req.sessionId,
+        spaceId: req.spaceId,
+        apiKeyId: req.apiKeyId,
+        config: req.config,
+        maxSessionDuration: req.maxSessionDuration,
+      });
+      return { session: present(row) };
+    },
+
+    async getSession(req) {
+      return { session: present(await sessionInSpace(req.spaceId, req.sessionId)) };
+    },
+
+    async listSessions(req) {
+      const window = pageWindow(req.page);
+      const type =
+        req.type === SessionListType.ACTIVE
+          ? "active"
+          : req.type === SessionListType.HISTORIC
+            ? "historic"
+            : undefined;
+      const { rows, count } = await repo.listSessions(
+        db,
+        {
+          spaceId: requireSpaceId(req.spaceId),
+          type,
+          avatarId: filterUuid(req.avatarId, "avatar_id"),
+          embedId: filterUuid(req.embedId, "embed_id"),
+          contextId: filterUuid(req.contextId, "context_id"),
+        },
+        window.offset,
+        window.pageSize,
+      );
+      return { sessions: rows.map(present), page: pageInfo(window, count) };
+    },
+
+    async startSession(req) {
+      const started = await lifecycle.start(req.spaceId, req.sessionId);
+      const transportA = started.config.lite?.transportA;
+      return {
+        session: present(started.session),
+        connectTicket: started.ticket,
+        connectTicketExpiresAt: toTimestamp(started.ticketExpiresAt),
+        transportAUrl: transportA?.transportAUrl ?? "",
+        transportAClientToken: transportA?.transportAClientToken ?? "",
+        transportAAgentToken: "",
+      };
+    },
+
+    async stopSession(req) {
+      const reason = reasonOf(req.reason, "USER_CLOSED");
+      return { session: present(await lifecycle.stop(req.spaceId, req.sessionId, reason)) };
+    },
+
+    async keepAliveSession(req) {
+      return { session: present(await lifecycle.keepAlive(req.spaceId, req.sessionId)) };
+    },
+
+    async endSession(req) {
+      const reason = reasonOf(req.reason, "UNKNOWN");
+      return { session: present(await lifecycle.stop(undefined, req.sessionId, reason)) };
+    },
+
+    async endAvatarSessions(req) {
+      const reason = reasonOf(req.reason, "AVATAR_DELETED");
+      return { sessionIds: await lifecycle.endAvatarSessions(req.avatarId, reason) };
+    },
+
+    async getSessionConfig(req) {
+      const row = await anySession(req.sessionId);
+      return { session: present(row), config: readConfig(row) };
+    },
+
+    async redeemConnectTicket(req) {
+      return { session: present(await lifecycle.redeemTicket(req.ticket)) };
+    },
+
+    async reportConnectionState(req) {
+      const state = connectionStateFromProto(req.state);
+      if (!state) throw invalidRequest("state must be NEW, CONNECTED or DISCONNECTED", { field: "state" });
+      return { session: present(await lifecycle.reportConnection(req.sessionId, state)) };
+    },
+
+    async appendTranscript(req) {
+      const session = await anySession(req.sessionId);
+      if (req.entries.length > MAX_APPEND) {
+        throw invalidRequest(`at most ${MAX_APPEND} entries per call`, { field: "entries" });
+      }
+      const at = now();
+      const entries = req.entries.map((e, i) => {
+        if (!(TRANSCRIPT_ROLES as readonly string[]).includes(e.role)) {
+          throw invalidRequest(`entries[${i}].role must be user or avatar`, { field: "role" });
+        }
+        if (e.transcript.length > MAX_TRANSCRIPT_CHARS) {
+          throw invalidRequest(`entries[${i}].transcript is too long`, { field: "transcript" });
+        }
+        const absolute = e.absoluteTimestamp > 0n ? e.absoluteTimestamp : BigInt(at.getTime());
+        const relative =
+          e.relativeTimestamp > 0n || !session.started_at
+            ? e.relativeTimestamp
+            : absolute - BigInt(session.started_at.getTime());
+        return {
+          entryId: e.entryId,
+          role: e.role,
+          transcript: e.transcript,
+          absoluteTimestamp: absolute,
+          relativeTimestamp: relative < 0n ? 0n : relative,
+        };
+      });
+      const written = await db.transaction().execute(async (trx) => {
+        const rows = await appendTranscript(trx, session.id, entries, at);
+        const first = rows[0];
+        if (first) {
+          const event = create(TranscriptWrittenSchema, {
+            sessionId: session.id,
+            spaceId: session.space_id,
+            entries: rows.map(transcriptEntryToProto),
+          });
+          await enqueueEvent(
+            trx,
+            topics.transcriptWritten,
+            event,
+            `${session.id}.transcript.${first.id}`,
+            at,
+          );
+        }
+        return rows.length;
+      });
+      if (written > 0) void deps.outbox.kick();
+      return { written };
+    },
+
+    async getTranscript(req) {
+      const session = await sessionInSpace(req.spaceId, req.sessionId);
+      const window = await readTranscript(db, session.id, req.startTimestamp, req.endTimestamp);
+      return {
+        sessionActive: session.state !== "ENDED",
+        entries: window.entries.map(transcriptEntryToProto),
+        nextTimestamp: window.next,
+      };
+    },
+
+    async appendSessionEvents(req) {
+      const session = await anySession(req.sessionId);
+      if (req.events.length > MAX_APPEND) {
+        throw invalidRequest(`at most ${MAX_APPEND} events per call`, { field: "events" });
+      }
+      const at = now();
+      const events = req.events.map((e, i) => {
+        if (!e.type) throw invalidRequest(`events[${i}].type is required`, { field: "type" });
+        if (e.id && !isUuid(e.id)) throw invalidRequest(`events[${i}].id must be a UUID`, { field: "id" });
+        return {
+          id: e.id,
+          type: e.type,
+          payload: e.payload ?? {},
+          createdAt: e.createdAt ? timestampDate(e.createdAt) : at,
+        };
+      });
+      return { written: await appendSessionEvents(db, session.id, events) };
+    },
+
+    async listSessionEvents(req) {
+      const session = await sessionInSpace(req.spaceId, req.sessionId);
+      return { events: (await listSessionEvents(db, session.id)).map(sessionEventToProto) };
+    },
+
+    async deleteSessionEvents(req) {
+      const session = await sessionInSpace(req.spaceId, req.sessionId);
+      const deleted = await db.transaction().execute((trx) => deleteSessionHistory(trx, session.id));
+      return { deletedEvents: deleted.events, deletedTranscriptEntries: deleted.transcriptEntries };
+    },
+
+    async getCredits(req) {
+      return { creditsLeft: await ledger.balanceOf(db, requireSpaceId(req.spaceId)) };
+    },
+
+    async grantCredits(req) {
+      const spaceId = requireSpaceId(req.spaceId);
+      const amount = ledger.parseCreditAmount(req.amount);
+      if (!amount) {
+        throw invalidRequest("amount must be a positive decimal with at most 4 decimals", {
+          field: "amount",
+        });
+      }
+      const key = req.idempotencyKey.trim();
+      if (key.length > MAX_IDEMPOTENCY_KEY) {
+        throw invalidRequest(`idempotency_key must have at most ${MAX_IDEMPOTENCY_KEY} characters`, {
+          field: "idempotency_key",
+        });
+      }
+      const result = await db
+        .transaction()
+        .execute((trx) =>
+          ledger.grant(trx, { spaceId, amount, note: req.note, idempotencyKey: key || null, at: now() }),
+        );
+      if (result.kind === "key_reused") {
+        throw conflict(`idempotency_key was used for a grant of ${result.amount}`, {
+          reason: "IDEMPOTENCY_KEY_REUSED",
+          field: "idempotency_key",
+        });
+      }
+      return { creditsLeft: await ledger.balanceOf(db, spaceId) };
+    },
+
+    async listLedgerEntries(req) {
+      const window = pageWindow(req.page);
+      const { rows, count } = await ledger.listLedger(
+        db,
+        { spaceId: requireSpaceId(req.spaceId), sessionId: filterUuid(req.sessionId, "session_id") },
+        window.offset,
+        window.pageSize,
+      );
+      return { entries: rows.map(ledgerEntryToProto), page: pageInfo(window, count) };
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Kysely, Transaction } from "kysely";
+import type { SessionsDatabase } from "./schema.js";
+
+/**
+ * Connect tickets: the short-lived, single-use secret a ws_url carries. Only its hash is stored, so the
+ * table never holds a usable ticket.
+ */
+
+const hashOf = (ticket: string) => createHash("sha256").update(ticket).digest("hex");
+
+export async function issueTicket(
+  trx: Transaction<SessionsDatabase>,
+  sessionId: string,
+  now: Date,
+  ttlMs: number,
+): Promise<{ ticket: string; expiresAt: Date }> {
+  const ticket = randomBytes(32).toString("base64url");
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  await trx
+    .insertInto("connect_tickets")
+    .values({ ticket_hash: hashOf(ticket), session_id: sessionId, created_at: now, expires_at: expiresAt })
+    .execute();
+  return { ticket, expiresAt };
+}
+
+/** Marks the ticket used and answers its session; undefined when unknown, used or expired. */
+export async function redeemTicket(
+  trx: Transaction<SessionsDatabase>,
+  ticket: string,
+  now: Date,
+): Promise<string | undefined> {
+  const row = await trx
+    .updateTable("connect_tickets")
+    .set({ used_at: now })
+    .where("ticket_hash", "=", hashOf(ticket))
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+    .returning("session_id")
+    .executeTakeFirst();
+  return row?.session_id;
+}
+
+/** Forgets tickets that expired more than `keepMs` ago. */
+export async function deleteExpiredTickets(
+  db: Kysely<SessionsDatabase>,
+  now: Date,
+  keepMs: number,
+): Promise<number> {
+  const res = await db
+    .deleteFrom("connect_tickets")
+    .where("expires_at", "<", new Date(now.getTime() - keepMs))
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

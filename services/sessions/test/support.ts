@@ -1,0 +1,154 @@
+/** Shared setup of the sessions tests: a migrated `sessions` schema and the service on a hand-moved clock. */
+import { randomUUID } from "node:crypto";
+import { type Bus, createMemoryBus } from "@avatar/bus";
+import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
+import { SessionsService } from "@avatar/contracts/sessions";
+import {
+  connectInterceptors,
+  createClients,
+  createDb,
+  type Env,
+  migrateToLatest,
+  silentLogger,
+} from "@avatar/runtime";
+import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
+import { type Client, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { build, type SessionsApp, type SessionsOptions } from "../src/index.js";
+import { migrations } from "../src/migrations/index.js";
+import type { SessionsDatabase } from "../src/schema.js";
+
+export const SPACE_A = "aaaaaaaa-0000-4000-8000-000000000001";
+export const SPACE_B = "bbbbbbbb-0000-4000-8000-000000000002";
+export const AVATAR = "a0a0a0a0-0000-4000-8000-000000000001";
+export const API_KEY_ID = "cccccccc-0000-4000-8000-000000000003";
+
+export const MINUTE = 60_000;
+
+/** A clock that moves only when told. */
+export class TestClock {
+  private t: number;
+  constructor(start = Date.parse("2026-11-22T10:00:00.000Z")) {
+    this.t = start;
+  }
+  now = (): Date => new Date(this.t);
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface SessionsTestDb {
+  url: string;
+  db: Kysely<SessionsDatabase>;
+  close(): Promise<void>;
+}
+
+/** A database of this test file with the sessions schema migrated. */
+export async function openSessionsDb(): Promise<SessionsTestDb> {
+  const database: TestDatabase = await createTestDatabase();
+  const db = createDb<SessionsDatabase>({ url: database.url, schema: "sessions", poolSize: 8 });
+  await migrateToLatest(db as Kysely<unknown>, "sessions", migrations);
+  return {
+    url: database.url,
+    db,
+    close: async () => {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+export interface Harness {
+  app: SessionsApp;
+  client: Client<typeof SessionsService>;
+  clock: TestClock;
+  bus: Bus;
+  db: Kysely<SessionsDatabase>;
+}
+
+/**
+ * The service built on `db` with a manual clock and no timer loop (tests call `app.scheduler.runOnce()`),
+ * reached through an in-process Connect transport with the services' interceptors.
+ */
+export function harness(
+  db: Kysely<SessionsDatabase>,
+  options: { env?: Env; clock?: TestClock } & Omit<SessionsOptions, "now" | "manualScheduler"> = {},
+): Harness {
+  const clock = options.clock ?? new TestClock();
+  const bus = createMemoryBus();
+  const app = build(
+    { db, bus, log: silentLogger, clients: createClients({}), env: options.env ?? {} },
+    {
+      now: clock.now,
+      manualScheduler: true,
+      ...(options.beforeStartCompletes ? { beforeStartCompletes: options.beforeStartCompletes } : {}),
+    },
+  );
+  const transport = createRouterTransport((router) => app.routes(router), {
+    router: { interceptors: connectInterceptors(silentLogger) },
+  });
+  return { app, client: createClient(SessionsService, transport), clock, bus, db };
+}
+
+export function config(overrides: MessageInitShape<typeof SessionConfigSchema> = {}): SessionConfig {
+  return create(SessionConfigSchema, { mode: SessionMode.FULL, avatarId: AVATAR, ...overrides });
+}
+
+/** Creates a session through the RPC the tokens service uses. */
+export async function newSession(
+  client: Client<typeof SessionsService>,
+  options: { spaceId?: string; config?: SessionConfig; maxSessionDuration?: number } = {},
+) {
+  const res = await client.createSession({
+    sessionId: randomUUID(),
+    spaceId: options.spaceId ?? SPACE_A,
+    apiKeyId: API_KEY_ID,
+    config: options.config ?? config(),
+    maxSessionDuration: options.maxSessionDuration ?? 3600,
+  });
+  if (!res.session) throw new Error("no session in the answer");
+  return res.session;
+}
+
+/** The ConnectError a call fails with (the test fails if it succeeds). */
+export async function failure(promise: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ConnectError) return err;
+    throw err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** The space's ledger as [kind, amount, minute] rows, oldest first. */
+export async function ledgerOf(db: Kysely<SessionsDatabase>, spaceId: string, sessionId?: string) {
+  let q = db.selectFrom("ledger").select(["kind", "amount", "minute_index"]).where("space_id", "=", spaceId);
+  if (sessionId) q = q.where("session_id", "=", sessionId);
+  const rows = await q.orderBy("id").execute();
+  return rows.map((r) => [r.kind, Number(r.amount), r.minute_index] as const);
+}
+
+/** Waits until `check` passes, polling; for real-time tests. */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  }
+}
+
+/** The value, or a failed test when it is missing. */
+export function defined<T>(value: T | null | undefined, what = "value"): T {
+  if (value === null || value === undefined) throw new Error(`${what} is missing`);
+  return value;
+}
+
+/** A timestamp in Unix milliseconds (a failed test when it is missing). */
+export const ms = (ts: Timestamp | undefined): number => timestampDate(defined(ts, "timestamp")).getTime();

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { creditRate, formatCredits, parseCreditAmount } from "../src/ledger.js";
+import { durationSeconds } from "../src/mapping.js";
+import type { SessionRow } from "../src/schema.js";
+import { nextDueStep } from "../src/timers.js";
+
+/** The pure parts, called directly: timer order, rates, credit amounts, durations. */
+
+const T = Date.parse("2026-11-22T10:00:00.000Z");
+const at = (ms: number) => new Date(T + ms);
+
+type Timers = Pick<
+  SessionRow,
+  "state" | "start_deadline_at" | "idle_deadline_at" | "max_end_at" | "next_charge_at" | "charged_minutes"
+>;
+const started = (over: Partial<Timers> = {}): Timers => ({
+  state: "STARTED",
+  start_deadline_at: null,
+  idle_deadline_at: at(300_000),
+  max_end_at: at(3_600_000),
+  next_charge_at: at(60_000),
+  charged_minutes: 1,
+  ...over,
+});
+
+describe("nextDueStep", () => {
+  it("has nothing due before the first timer", () => {
+    expect(nextDueStep(started(), at(59_999))).toBeUndefined();
+  });
+
+  it("charges a minute only once it has begun (strictly after its start)", () => {
+    expect(nextDueStep(started(), at(60_000))).toBeUndefined();
+    expect(nextDueStep(started(), at(60_001))).toEqual({ kind: "charge", minuteIndex: 1, at: at(60_000) });
+  });
+
+  it("ends before charging a minute that begins at or after the end", () => {
+    const idle = started({ idle_deadline_at: at(60_000) });
+    expect(nextDueStep(idle, at(90_000))).toEqual({ kind: "end", reason: "IDLE_TIMEOUT", at: at(60_000) });
+    const max = started({ max_end_at: at(50_000) });
+    expect(nextDueStep(max, at(90_000))).toEqual({
+      kind: "end",
+      reason: "MAX_DURATION_REACHED",
+      at: at(50_000),
+    });
+  });
+
+  it("charges the minutes that began before a later end first, oldest first", () => {
+    const row = started({ idle_deadline_at: at(200_000) });
+    expect(nextDueStep(row, at(500_000))).toMatchObject({ kind: "charge", minuteIndex: 1 });
+  });
+
+  it("lets the max duration win a tie with the idle deadline", () => {
+    const row = started({ idle_deadline_at: at(100_000), max_end_at: at(100_000), next_charge_at: null });
+    expect(nextDueStep(row, at(100_000))).toMatchObject({ reason: "MAX_DURATION_REACHED" });
+  });
+
+  it("reaps a CREATED session at its start deadline and leaves ended ones alone", () => {
+    const created: Timers = { ...started(), state: "CREATED", start_deadline_at: at(600_000) };
+    expect(nextDueStep(created, at(599_999))).toBeUndefined();
+    expect(nextDueStep(created, at(600_000))).toEqual({
+      kind: "end",
+      reason: "ZOMBIE_SESSION_REAP",
+      at: at(600_000),
+    });
+    expect(nextDueStep({ ...started(), state: "ENDED" }, at(10_000_000))).toBeUndefined();
+  });
+
+  it("never charges a session without a charge timer (sandbox)", () => {
+    const sandbox = started({ next_charge_at: null, max_end_at: at(60_000) });
+    expect(nextDueStep(sandbox, at(59_000))).toBeUndefined();
+    expect(nextDueStep(sandbox, at(60_000))).toMatchObject({ kind: "end", reason: "MAX_DURATION_REACHED" });
+  });
+});
+
+describe("credits", () => {
+  it("rates FULL and embed sessions at 2, LITE at 1, sandbox at 0", () => {
+    expect(creditRate("FULL", "API", false)).toBe(2);
+    expect(creditRate("LITE", "API", false)).toBe(1);
+    expect(creditRate("LITE", "EMBED", false)).toBe(2);
+    expect(creditRate("FULL", "DEMO", true)).toBe(0);
+  });
+
+  it("formats stored decimals without trailing zeros", () => {
+    expect(formatCredits("118.5000")).toBe("118.5");
+    expect(formatCredits("100.0000")).toBe("100");
+    expect(formatCredits("-2.0000")).toBe("-2");
+    expect(formatCredits("0")).toBe("0");
+  });
+
+  it("accepts positive decimals with at most 4 decimals", () => {
+    expect(parseCreditAmount(" 010.50 ")).toBe("10.50");
+    expect(parseCreditAmount("0.0001")).toBe("0.0001");
+    for (const bad of ["0", "0.0", "-1", "1.00001", "1e3", "", ".5", "5.", "NaN", "12345678901234567"]) {
+      expect(parseCreditAmount(bad), bad).toBeUndefined();
+    }
+  });
+});
+
+describe("durationSeconds", () => {
+  it("counts whole seconds from start to end, or to now, and 0 before the start", () => {
+    expect(durationSeconds({ started_at: null, ended_at: null }, at(5000))).toBe(0);
+    expect(durationSeconds({ started_at: at(0), ended_at: at(1999) }, at(9999))).toBe(1);
+    expect(durationSeconds({ started_at: at(0), ended_at: null }, at(61_500))).toBe(61);
+  });
+});
