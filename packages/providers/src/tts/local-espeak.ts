@@ -1,0 +1,100 @@
+import { bytesFromSamples } from "../audio/pcm.js";
+import { resamplePcm } from "../audio/stream-resampler.js";
+import { parseWav } from "../audio/wav.js";
+import { SESSION_SAMPLE_RATE, type SpeechSynthesizer, type SynthesisRequest } from "../types.js";
+import { EspeakRunner } from "./espeak-runner.js";
+import { espeakVoiceFor } from "./espeak-voices.js";
+import { splitSentences } from "./sentences.js";
+import { numberSetting } from "./settings.js";
+
+/**
+ * A speech synthesizer that needs no network: eSpeak-NG compiled to WebAssembly (the `espeak-ng`
+ * npm package, GPL-3.0), run in worker threads. Text is spoken sentence by sentence, so the first
+ * audio is ready after the first sentence; the next sentence is rendered while the current one is
+ * consumed. Each sentence's 22050 Hz WAV is resampled to 24 kHz PCM and yielded as one chunk.
+ *
+ * Settings: `speed` (any variant's multiplier, 1 = eSpeak's 175 words per minute). The language picks
+ * the eSpeak voice; the request's voiceId is not used (eSpeak has one voice per language here).
+ * Aborting ends the iteration at once (quietly); a render already running in a worker finishes there
+ * and is dropped.
+ */
+
+export interface LocalEspeakOptions {
+  /** Worker threads rendering concurrently (default 1). */
+  workers?: number;
+  /** Longest piece of text rendered at once (default 250 characters). */
+  maxSentenceChars?: number;
+}
+
+const BASE_WORDS_PER_MINUTE = 175;
+
+export class LocalEspeakSynthesizer implements SpeechSynthesizer {
+  readonly name = "localEspeak";
+  private readonly runner: EspeakRunner;
+  private readonly maxSentenceChars: number;
+
+  constructor(options: LocalEspeakOptions = {}) {
+    this.runner = new EspeakRunner(options.workers ?? 1);
+    this.maxSentenceChars = options.maxSentenceChars ?? 250;
+  }
+
+  async *synthesize(request: SynthesisRequest, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+    const sentences = splitSentences(request.text, this.maxSentenceChars);
+    const voice = espeakVoiceFor(request.language);
+    const wordsPerMinute = wordsPerMinuteFor(numberSetting(request.settings, "speed", 1));
+    const render = (text: string) => {
+      const pcm = this.render(text, voice, wordsPerMinute);
+      // A prefetched render nobody awaits (the consumer stopped) must not become an unhandled rejection.
+      pcm.catch(() => {});
+      return pcm;
+    };
+    let next = sentences.length > 0 && !signal?.aborted ? render(sentences[0] as string) : undefined;
+    for (let i = 0; next; i++) {
+      const current = next;
+      next = i + 1 < sentences.length ? render(sentences[i + 1] as string) : undefined;
+      const pcm = await untilAborted(current, signal);
+      if (pcm === undefined) return;
+      yield pcm;
+      if (signal?.aborted) return;
+    }
+  }
+
+  /** Starts the worker threads ahead of the first request. */
+  warmUp(): void {
+    this.runner.warmUp();
+  }
+
+  close(): Promise<void> {
+    return this.runner.close();
+  }
+
+  private async render(text: string, voice: string, wordsPerMinute: number): Promise<Uint8Array> {
+    const wav = parseWav(await this.runner.run({ text, voice, wordsPerMinute }));
+    return resamplePcm(bytesFromSamples(wav.samples), wav.sampleRate, SESSION_SAMPLE_RATE);
+  }
+}
+
+/** eSpeak's rate for a speed multiplier, within the range it speaks intelligibly. */
+export function wordsPerMinuteFor(speed: number): number {
+  return Math.round(Math.min(450, Math.max(80, BASE_WORDS_PER_MINUTE * speed)));
+}
+
+/** The promise's value, or undefined as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
