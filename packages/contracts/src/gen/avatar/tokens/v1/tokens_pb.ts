@@ -823,7 +823,7 @@ export const TokensService: GenService<{
     output: typeof RevokeApiKeyResponseSchema;
   },
   /**
-   * Gateway: resolves a presented API key to its space (NotFound when unknown or revoked).
+   * Gateway: resolves a presented API key to its space (Unauthenticated when unknown or revoked).
    *
    * @generated from rpc avatar.tokens.v1.TokensService.AuthenticateApiKey
    */
