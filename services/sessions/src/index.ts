@@ -3,18 +3,25 @@ import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { type LifecycleDeps, SessionLifecycle } from "./lifecycle.js";
 import { migrations } from "./migrations/index.js";
 import { OutboxPublisher } from "./outbox.js";
+import { pipelineAssigner } from "./pipeline-assignment.js";
 import { SessionScheduler } from "./scheduler.js";
 import type { SessionsDatabase } from "./schema.js";
 import { sessionsService } from "./service.js";
 import { readSessionSettings } from "./settings.js";
+import { WorkerLiveness } from "./worker-liveness.js";
 
 export { creditRate } from "./ledger.js";
+export type { StartPreparation } from "./lifecycle.js";
 export type { SessionsDatabase } from "./schema.js";
 export { type SessionSettings, sessionSettings } from "./settings.js";
 
 export interface SessionsOptions {
   /** The clock (tests move it by hand). */
   now?: () => Date;
+  /**
+   * Replaces the step before a start completes; by default a pipeline worker is assigned over the bus
+   * (unless SESSIONS_REQUIRE_PIPELINE is off).
+   */
   beforeStartCompletes?: LifecycleDeps["beforeStartCompletes"];
   /** Leaves the timer loop off (tests drive `scheduler.runOnce()` themselves). */
   manualScheduler?: boolean;
@@ -22,6 +29,7 @@ export interface SessionsOptions {
 
 export interface SessionsApp extends ServiceApp {
   lifecycle: SessionLifecycle;
+  liveness: WorkerLiveness;
   scheduler: SessionScheduler;
   outbox: OutboxPublisher;
 }
@@ -31,12 +39,22 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   const settings = readSessionSettings(deps.env);
   const now = options.now ?? (() => new Date());
   const outbox = new OutboxPublisher(deps.db, deps.bus, deps.log);
+  const beforeStartCompletes =
+    options.beforeStartCompletes ??
+    (settings.SESSIONS_REQUIRE_PIPELINE ? pipelineAssigner(deps.bus, settings, deps.log) : undefined);
   const lifecycle = new SessionLifecycle({
     db: deps.db,
     settings,
     outbox,
     now,
-    ...(options.beforeStartCompletes ? { beforeStartCompletes: options.beforeStartCompletes } : {}),
+    ...(beforeStartCompletes ? { beforeStartCompletes } : {}),
+  });
+  const liveness = new WorkerLiveness({
+    db: deps.db,
+    bus: deps.bus,
+    log: deps.log,
+    timeoutMs: settings.PIPELINE_WORKER_TIMEOUT_MS,
+    now,
   });
   const scheduler = new SessionScheduler({
     db: deps.db,
@@ -50,13 +68,16 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   return {
     name: "sessions",
     lifecycle,
+    liveness,
     scheduler,
     outbox,
     routes: (router) => router.service(SessionsService, service),
     start: async () => {
+      await liveness.start();
       if (!options.manualScheduler) scheduler.start();
     },
     stop: async () => {
+      await liveness.stop();
       await scheduler.stop();
       await outbox.idle();
     },

@@ -30,10 +30,16 @@ export interface LifecycleDeps {
   outbox: OutboxPublisher;
   now: () => Date;
   /**
-   * Runs between the two steps of a start, while one minute is held in escrow (the realtime issue puts
-   * the pipeline worker assignment here). When it throws, the escrow is released and the start fails.
+   * Runs between the two steps of a start, while one minute is held in escrow: the pipeline worker
+   * assignment (pipeline-assignment.ts). When it throws, the escrow is released and the start fails.
    */
-  beforeStartCompletes?: (session: SessionRow) => Promise<void>;
+  beforeStartCompletes?: (session: SessionRow) => Promise<StartPreparation | undefined>;
+}
+
+/** What the step before a start's completion settled. */
+export interface StartPreparation {
+  /** The pipeline worker that claimed the session; its heartbeats keep the session alive from now on. */
+  workerId?: string;
 }
 
 export interface StartedSession {
@@ -110,9 +116,10 @@ export class SessionLifecycle {
     });
     if ("ticket" in first) return first;
 
+    let prepared: StartPreparation | undefined;
     if (this.deps.beforeStartCompletes) {
       try {
-        await this.deps.beforeStartCompletes(first);
+        prepared = await this.deps.beforeStartCompletes(first);
       } catch (err) {
         await this.withSession(sessionId, spaceId, async (trx, row, now) => {
           if (row.state !== "CREATED" || row.escrow_amount === 0) return;
@@ -156,6 +163,10 @@ export class SessionLifecycle {
         idle_deadline_at: new Date(now.getTime() + s.SESSION_IDLE_TIMEOUT_MS),
         max_end_at: new Date(now.getTime() + lengthMs),
         next_charge_at: row.credit_rate > 0 ? new Date(now.getTime() + s.SESSION_MINUTE_MS) : null,
+        worker_id: prepared?.workerId ?? null,
+        worker_deadline_at: prepared?.workerId
+          ? new Date(now.getTime() + s.PIPELINE_WORKER_TIMEOUT_MS)
+          : null,
       });
       await announce(
         trx,

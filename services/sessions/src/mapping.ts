@@ -104,6 +104,7 @@ export function sessionToProto(row: SessionRow, now: Date): Session {
     creditsConsumed: row.credits_consumed,
     connectionState: ConnectionState[row.connection_state],
     lastActivityAt: toTimestamp(row.last_activity_at),
+    pipelineWorkerId: row.worker_id ?? "",
   });
 }
 

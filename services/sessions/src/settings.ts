@@ -14,6 +14,17 @@ export const sessionSettings = {
   SESSION_SANDBOX_MAX_DURATION_MS: env.int({ default: 60_000, min: 100, max: 3_600_000 }),
   /** How long the single-use ticket of a ws_url stays valid. */
   SESSION_CONNECT_TICKET_TTL_MS: env.int({ default: 60_000, min: 100, max: 3_600_000 }),
+  /**
+   * A start asks a pipeline worker to claim the session and fails with 503 when none does. Only the
+   * sessions service's own tests, which run no pipeline, turn it off.
+   */
+  SESSIONS_REQUIRE_PIPELINE: env.bool({ default: true }),
+  /** How long one assignment request waits for a worker's answer. */
+  PIPELINE_ASSIGN_TIMEOUT_MS: env.int({ default: 3_000, min: 10, max: 60_000 }),
+  /** Assignment requests of one start while the workers that answer are full. */
+  PIPELINE_ASSIGN_ATTEMPTS: env.int({ default: 3, min: 1, max: 20 }),
+  /** A started session whose worker has not been heard from this long ends with SERVER_ERROR. */
+  PIPELINE_WORKER_TIMEOUT_MS: env.int({ default: 15_000, min: 100, max: 3_600_000 }),
 };
 
 export type SessionSettings = ConfigOf<typeof sessionSettings>;

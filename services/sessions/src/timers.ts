@@ -11,7 +11,13 @@ export type DueStep =
 
 type TimerFields = Pick<
   SessionRow,
-  "state" | "start_deadline_at" | "idle_deadline_at" | "max_end_at" | "next_charge_at" | "charged_minutes"
+  | "state"
+  | "start_deadline_at"
+  | "idle_deadline_at"
+  | "max_end_at"
+  | "next_charge_at"
+  | "charged_minutes"
+  | "worker_deadline_at"
 >;
 
 export function nextDueStep(row: TimerFields, now: Date): DueStep | undefined {
@@ -28,6 +34,8 @@ export function nextDueStep(row: TimerFields, now: Date): DueStep | undefined {
   const ends: { reason: EndReasonValue; at: Date }[] = [];
   if (row.max_end_at) ends.push({ reason: "MAX_DURATION_REACHED", at: row.max_end_at });
   if (row.idle_deadline_at) ends.push({ reason: "IDLE_TIMEOUT", at: row.idle_deadline_at });
+  // The pipeline worker stopped sending heartbeats that list the session: nobody serves it any more.
+  if (row.worker_deadline_at) ends.push({ reason: "SERVER_ERROR", at: row.worker_deadline_at });
   const end = ends.reduce<{ reason: EndReasonValue; at: Date } | undefined>(
     (first, e) => (first === undefined || e.at.getTime() < first.at.getTime() ? e : first),
     undefined,

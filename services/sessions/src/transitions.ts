@@ -24,6 +24,7 @@ const noTimers = {
   idle_deadline_at: null,
   max_end_at: null,
   next_charge_at: null,
+  worker_deadline_at: null,
 } satisfies Updateable<SessionTable>;
 
 /** Records a lifecycle notice among the session's events and puts its bus event in the outbox. */

@@ -14,7 +14,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sessionsModule } from "../src/index.js";
-import { defined, eventually, ms, newSession } from "./support.js";
+import { defined, eventually, ms, newSession, noPipeline } from "./support.js";
 
 /**
  * Real servers on real ports and a real clock, billing shortened to 300 ms minutes: two replicas on one
@@ -42,7 +42,7 @@ async function replica(env: Record<string, string> = {}) {
     bus: createMemoryBus(),
     log: silentLogger,
     clients: createClients({}),
-    env: { SESSION_MINUTE_MS: String(MINUTE_MS), SESSIONS_TICK_MS: "40", ...env },
+    env: { ...noPipeline, SESSION_MINUTE_MS: String(MINUTE_MS), SESSIONS_TICK_MS: "40", ...env },
     listening,
     poolSize: 4,
   });

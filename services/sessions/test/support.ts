@@ -27,6 +27,9 @@ export const API_KEY_ID = "cccccccc-0000-4000-8000-000000000003";
 
 export const MINUTE = 60_000;
 
+/** The sessions service on its own: no pipeline workers to assign (the suite tests run them). */
+export const noPipeline = { SESSIONS_REQUIRE_PIPELINE: "false" };
+
 /** A clock that moves only when told. */
 export class TestClock {
   private t: number;
@@ -79,7 +82,8 @@ export function harness(
   const clock = options.clock ?? new TestClock();
   const bus = createMemoryBus();
   const app = build(
-    { db, bus, log: silentLogger, clients: createClients({}), env: options.env ?? {} },
+    // These tests run no pipeline: starts complete without a worker assignment.
+    { db, bus, log: silentLogger, clients: createClients({}), env: { ...noPipeline, ...options.env } },
     {
       now: clock.now,
       manualScheduler: true,

@@ -11,7 +11,13 @@ const at = (ms: number) => new Date(T + ms);
 
 type Timers = Pick<
   SessionRow,
-  "state" | "start_deadline_at" | "idle_deadline_at" | "max_end_at" | "next_charge_at" | "charged_minutes"
+  | "state"
+  | "start_deadline_at"
+  | "idle_deadline_at"
+  | "max_end_at"
+  | "next_charge_at"
+  | "charged_minutes"
+  | "worker_deadline_at"
 >;
 const started = (over: Partial<Timers> = {}): Timers => ({
   state: "STARTED",
@@ -20,10 +26,23 @@ const started = (over: Partial<Timers> = {}): Timers => ({
   max_end_at: at(3_600_000),
   next_charge_at: at(60_000),
   charged_minutes: 1,
+  worker_deadline_at: null,
   ...over,
 });
 
 describe("nextDueStep", () => {
+  it("ends a session whose pipeline worker went silent with SERVER_ERROR, after charging earlier minutes", () => {
+    const row = started({ worker_deadline_at: at(75_000) });
+    expect(nextDueStep(row, at(74_999))).toMatchObject({ kind: "charge", minuteIndex: 1 });
+    const charged = { ...row, next_charge_at: at(120_000), charged_minutes: 2 };
+    expect(nextDueStep(charged, at(74_999))).toBeUndefined();
+    expect(nextDueStep(charged, at(200_000))).toEqual({
+      kind: "end",
+      reason: "SERVER_ERROR",
+      at: at(75_000),
+    });
+  });
+
   it("has nothing due before the first timer", () => {
     expect(nextDueStep(started(), at(59_999))).toBeUndefined();
   });

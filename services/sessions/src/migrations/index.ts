@@ -3,6 +3,7 @@ import * as sessions from "./20261122_0001_sessions.js";
 import * as credits from "./20261122_0002_credits.js";
 import * as transcriptsAndEvents from "./20261122_0003_transcripts_and_events.js";
 import * as outbox from "./20261122_0004_outbox.js";
+import * as pipelineWorkers from "./20261123_0005_pipeline_workers.js";
 
 /** Dated migrations, applied in name order. */
 export const migrations: Migrations = {
@@ -10,4 +11,5 @@ export const migrations: Migrations = {
   "20261122_0002_credits": credits,
   "20261122_0003_transcripts_and_events": transcriptsAndEvents,
   "20261122_0004_outbox": outbox,
+  "20261123_0005_pipeline_workers": pipelineWorkers,
 };

@@ -1,0 +1,195 @@
+import { randomUUID } from "node:crypto";
+import type { Subscription } from "@avatar/bus";
+import {
+  AssignSessionRequestSchema,
+  AssignSessionResponseSchema,
+  WorkerHeartbeatSchema,
+} from "@avatar/contracts/pipeline";
+import { SessionEndReason, SessionState } from "@avatar/contracts/sessions";
+import { realtimeSubjects } from "@avatar/runtime";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  eventually,
+  failure,
+  type Harness,
+  harness,
+  ledgerOf,
+  newSession,
+  openSessionsDb,
+  type SessionsTestDb,
+} from "./support.js";
+
+/**
+ * Starts with pipeline workers: a worker of the queue group claims each start (503 and the escrow given
+ * back when none can), the session records it, and a session its worker stops listing in heartbeats
+ * ends with SERVER_ERROR once the worker timeout passes.
+ */
+
+const TIMEOUT_MS = 15_000;
+let t: SessionsTestDb;
+let h: Harness;
+const workers: Subscription[] = [];
+
+beforeAll(async () => {
+  t = await openSessionsDb();
+  h = harness(t.db, {
+    env: {
+      SESSIONS_REQUIRE_PIPELINE: "true",
+      PIPELINE_ASSIGN_TIMEOUT_MS: "300",
+      PIPELINE_ASSIGN_ATTEMPTS: "3",
+      PIPELINE_WORKER_TIMEOUT_MS: String(TIMEOUT_MS),
+    },
+  });
+});
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.unsubscribe();
+  await h.app.liveness.stop();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** A worker in the queue group that answers with `workerId` ("" = full); counts what it was asked. */
+function worker(workerId: string, options: { silent?: boolean } = {}) {
+  const asked: string[] = [];
+  workers.push(
+    h.bus.serve(
+      realtimeSubjects.assign,
+      async (msg) => {
+        asked.push(fromBinary(AssignSessionRequestSchema, msg.data).sessionId);
+        if (options.silent) await new Promise((r) => setTimeout(r, 1_000));
+        return toBinary(AssignSessionResponseSchema, create(AssignSessionResponseSchema, { workerId }));
+      },
+      { queue: realtimeSubjects.workerQueue },
+    ),
+  );
+  return asked;
+}
+
+async function fundedSession() {
+  const spaceId = randomUUID();
+  await h.client.grantCredits({ spaceId, amount: "10", note: "test" });
+  return { spaceId, session: await newSession(h.client, { spaceId }) };
+}
+
+const heartbeat = (id: string, sessionIds: string[]) =>
+  h.bus.publish(
+    realtimeSubjects.heartbeat,
+    toBinary(
+      WorkerHeartbeatSchema,
+      create(WorkerHeartbeatSchema, { worker: { id, sessionIds, capacity: 10 } }),
+    ),
+  );
+
+describe("pipeline assignment at start", () => {
+  it("records the worker that claimed the session", async () => {
+    const asked = worker("worker-a");
+    const { spaceId, session } = await fundedSession();
+    const res = await h.client.startSession({ spaceId, sessionId: session.id });
+    expect(res.session).toMatchObject({ state: SessionState.STARTED, pipelineWorkerId: "worker-a" });
+    expect(asked).toEqual([session.id]);
+    // A second start is answered without asking again.
+    await h.client.startSession({ spaceId, sessionId: session.id });
+    expect(asked).toHaveLength(1);
+  });
+
+  it("fails with Unavailable (503) when no worker runs, and gives the escrow back", async () => {
+    const { spaceId, session } = await fundedSession();
+    const err = await failure(h.client.startSession({ spaceId, sessionId: session.id }));
+    expect(err.code).toBe(Code.Unavailable);
+    expect(await ledgerOf(t.db, spaceId, session.id)).toEqual([
+      ["escrow", -2, null],
+      ["escrow_release", 2, null],
+    ]);
+    const { session: after } = await h.client.getSession({ spaceId, sessionId: session.id });
+    expect(after?.state).toBe(SessionState.CREATED);
+  });
+
+  it("fails with Unavailable when the worker does not answer in time", async () => {
+    worker("slow", { silent: true });
+    const { spaceId, session } = await fundedSession();
+    expect((await failure(h.client.startSession({ spaceId, sessionId: session.id }))).code).toBe(
+      Code.Unavailable,
+    );
+  });
+
+  it("asks again while the workers asked are full, up to the attempts, then fails", async () => {
+    const full = worker("");
+    const { spaceId, session } = await fundedSession();
+    expect((await failure(h.client.startSession({ spaceId, sessionId: session.id }))).code).toBe(
+      Code.Unavailable,
+    );
+    expect(full).toEqual([session.id, session.id, session.id]);
+  });
+
+  it("finds the member of the group that has room", async () => {
+    worker("");
+    worker("worker-b");
+    const { spaceId, session } = await fundedSession();
+    const res = await h.client.startSession({ spaceId, sessionId: session.id });
+    expect(res.session?.pipelineWorkerId).toBe("worker-b");
+  });
+});
+
+describe("worker liveness", () => {
+  async function startedOn(workerId: string) {
+    worker(workerId);
+    const { spaceId, session } = await fundedSession();
+    await h.client.startSession({ spaceId, sessionId: session.id });
+    for (const w of workers.splice(0)) await w.unsubscribe();
+    return { spaceId, sessionId: session.id };
+  }
+  const state = async (spaceId: string, sessionId: string) =>
+    (await h.client.getSession({ spaceId, sessionId })).session;
+
+  it("ends a session whose worker went silent with SERVER_ERROR at the worker timeout", async () => {
+    const { spaceId, sessionId } = await startedOn("doomed");
+    h.clock.advance(TIMEOUT_MS - 1);
+    await h.app.scheduler.runOnce();
+    expect((await state(spaceId, sessionId))?.state).toBe(SessionState.STARTED);
+    h.clock.advance(1);
+    await h.app.scheduler.runOnce();
+    expect(await state(spaceId, sessionId)).toMatchObject({
+      state: SessionState.ENDED,
+      endReason: SessionEndReason.SERVER_ERROR,
+    });
+  });
+
+  it("keeps a session alive while its worker's heartbeats list it, and not when they stop listing it", async () => {
+    const { spaceId, sessionId } = await startedOn("alive");
+    await h.app.liveness.start();
+    for (let i = 0; i < 4; i++) {
+      h.clock.advance(TIMEOUT_MS / 2);
+      heartbeat("alive", [sessionId]);
+      // Another worker claiming the session moves nothing.
+      heartbeat("impostor", [sessionId]);
+      await eventually(async () => {
+        const row = await t.db
+          .selectFrom("sessions")
+          .select("worker_deadline_at")
+          .where("id", "=", sessionId)
+          .executeTakeFirstOrThrow();
+        expect(row.worker_deadline_at?.getTime()).toBe(h.clock.now().getTime() + TIMEOUT_MS);
+      });
+      await h.app.scheduler.runOnce();
+    }
+    expect((await state(spaceId, sessionId))?.state).toBe(SessionState.STARTED);
+    heartbeat("alive", []);
+    h.clock.advance(TIMEOUT_MS);
+    await h.app.scheduler.runOnce();
+    expect((await state(spaceId, sessionId))?.endReason).toBe(SessionEndReason.SERVER_ERROR);
+  });
+
+  it("gives running sessions a full timeout when the service starts (heartbeats missed while it was down)", async () => {
+    const { spaceId, sessionId } = await startedOn("while-down");
+    h.clock.advance(TIMEOUT_MS * 10);
+    await h.app.liveness.start();
+    await h.app.scheduler.runOnce();
+    expect((await state(spaceId, sessionId))?.state).toBe(SessionState.STARTED);
+    h.clock.advance(TIMEOUT_MS);
+    await h.app.scheduler.runOnce();
+    expect((await state(spaceId, sessionId))?.endReason).toBe(SessionEndReason.SERVER_ERROR);
+  });
+});
