@@ -11,6 +11,7 @@ export * from "./migrate.js";
 export * from "./net.js";
 export * from "./paging.js";
 export * from "./process-config.js";
+export * from "./realtime.js";
 export * from "./request-id.js";
 export * from "./run-service.js";
 export * from "./sealing.js";

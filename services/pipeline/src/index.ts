@@ -1,12 +1,78 @@
+import { hostname } from "node:os";
+import { type SessionConfig, SessionMode } from "@avatar/contracts/common";
+import { PipelineService } from "@avatar/contracts/pipeline";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { createFullMode } from "./full/index.js";
+import { liteMode } from "./lite/lite-mode.js";
 import { migrations } from "./migrations/index.js";
+import { sessionProviders } from "./providers/registry.js";
+import type { SessionProvidersFactory } from "./providers/session-providers.js";
+import { type Clock, systemClock } from "./realtime/clock.js";
+import type { ModeFactory } from "./realtime/mode.js";
+import { pipelineService } from "./service.js";
+import { readPipelineSettings } from "./settings.js";
+import { WorkerRegistry } from "./worker/registry.js";
+import { PipelineWorker } from "./worker/worker.js";
 
-// biome-ignore lint/complexity/noBannedTypes: no tables yet
+export { type PipelineSettings, pipelineSettings } from "./settings.js";
+
+// biome-ignore lint/complexity/noBannedTypes: the pipeline keeps no tables
 export type PipelineDatabase = {};
 
-/** Session workers arrive with the realtime issue; until then the service serves no RPC. */
-export async function build(_deps: ServiceDeps<PipelineDatabase>): Promise<ServiceApp> {
-  return { name: "pipeline", routes: () => {} };
+export interface PipelineOptions {
+  clock?: Clock;
+  /** Replaces the providers chosen from the configuration and env (tests). */
+  providers?: SessionProvidersFactory;
+  /** Replaces the mode handlers (tests). */
+  modes?: Partial<Record<"LITE" | "FULL", ModeFactory>>;
 }
 
-export const pipelineModule: ServiceModule<PipelineDatabase> = { name: "pipeline", migrations, build };
+export interface PipelineApp extends ServiceApp {
+  worker: PipelineWorker;
+  registry: WorkerRegistry;
+}
+
+/**
+ * The pipeline service: this process is one worker (sessions claimed from the workers' queue group,
+ * LITE and FULL mode runners), plus the operators' RPCs about all workers from their heartbeats.
+ */
+export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOptions = {}): PipelineApp {
+  const settings = readPipelineSettings(deps.env);
+  const clock = options.clock ?? systemClock;
+  const workerId = settings.PIPELINE_WORKER_ID ?? `${hostname()}-${crypto.randomUUID().slice(0, 8)}`;
+  const log = deps.log.child({ workerId });
+  const providers = options.providers ?? sessionProviders({ clients: deps.clients, env: deps.env, log });
+  const lite = options.modes?.LITE ?? liteMode(providers, clock);
+  const full = options.modes?.FULL ?? createFullMode({ providers, clients: deps.clients, env: deps.env });
+  const modeFor = (config: SessionConfig) => (config.mode === SessionMode.LITE ? lite : full);
+  const worker = new PipelineWorker({
+    bus: deps.bus,
+    sessions: deps.clients.sessions,
+    log,
+    settings,
+    clock,
+    workerId,
+    modeFor,
+  });
+  const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
+  return {
+    name: "pipeline",
+    worker,
+    registry,
+    routes: (router) => router.service(PipelineService, pipelineService(registry)),
+    start: async () => {
+      registry.start();
+      worker.start();
+    },
+    stop: async () => {
+      await worker.stop();
+      await registry.stop();
+    },
+  };
+}
+
+export const pipelineModule: ServiceModule<PipelineDatabase> = {
+  name: "pipeline",
+  migrations,
+  build: (deps) => build(deps),
+};

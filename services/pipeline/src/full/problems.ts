@@ -1,0 +1,44 @@
+import { ProviderError } from "@avatar/providers";
+import type { SessionContext } from "../realtime/mode.js";
+
+/**
+ * How a failure reaches the client. `error` when something the client asked for (or the avatar's
+ * answer) could not be done at all; `warning` when the session goes on degraded (a turn cut short after
+ * some of it was spoken, recognition lost, memory unavailable). Either way the session keeps running.
+ */
+export type Severity = "error" | "warning";
+
+const TYPES: Record<ProviderError["kind"], string> = {
+  rate_limited: "rate_limited",
+  unauthorized: "provider_unauthorized",
+  bad_request: "provider_rejected",
+  unavailable: "provider_unavailable",
+};
+
+/** True for the rejection an aborted operation throws (an interrupt, not a failure). */
+export function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted) return true;
+  return err instanceof Error && err.name === "AbortError";
+}
+
+export function reportFailure(
+  ctx: SessionContext,
+  what: string,
+  err: unknown,
+  options: { severity: Severity; sourceEventId?: string | null },
+): void {
+  const sourceEventId = options.sourceEventId ?? null;
+  let type: string;
+  let message: string;
+  if (err instanceof ProviderError) {
+    type = TYPES[err.kind];
+    message = `${what} failed: ${err.message}`;
+    ctx.log.warn(message, { provider: err.provider, kind: err.kind });
+  } else {
+    type = "internal_error";
+    message = `${what} failed`;
+    ctx.log.error(message, { err });
+  }
+  if (options.severity === "error") ctx.sendError(type, message, sourceEventId);
+  else ctx.sendWarning(type, message, sourceEventId);
+}

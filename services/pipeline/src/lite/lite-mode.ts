@@ -1,0 +1,194 @@
+import type { SessionProvidersFactory } from "../providers/session-providers.js";
+import { type Clock, systemClock, Timer } from "../realtime/clock.js";
+import { LITE_CLIENT_EVENTS } from "../realtime/event-types.js";
+import type { ClientEvent, ModeFactory, ModeHandler, SessionContext } from "../realtime/mode.js";
+import { AgentState } from "./agent-state.js";
+import { ConversationLink } from "./conversation-link.js";
+import { checkAudio, durationMs, pcmOf } from "./pcm.js";
+import { UtteranceQueue } from "./utterances.js";
+
+/** Agent audio that pauses this long ends the agent's utterance when its provider marks no turn end. */
+const AGENT_TURN_GAP_MS = 700;
+
+/**
+ * LITE mode (contract section 6): the client streams the avatar's speech (`agent.speak` chunks up to
+ * `agent.speak_end`), the server acknowledges every chunk and reports the utterance's playout in real
+ * time (speak_started as soon as its first audio is buffered, speak_ended once it has played), an
+ * interrupt drops everything buffered, and the avatar's state follows (idle, listening, talking).
+ *
+ * A session configured with a hosted agent or realtime model (vendorA/vendorD agent, vendorB/vendorC
+ * realtime) also runs that conversation: the agent's audio plays as agent utterances with the same
+ * events, and `user.audio` carries the caller's microphone to it.
+ */
+export function liteMode(providers: SessionProvidersFactory, clock: Clock = systemClock): ModeFactory {
+  return (ctx) => new LiteMode(ctx, providers, clock);
+}
+
+class LiteMode implements ModeHandler {
+  readonly accepts: ReadonlySet<string>;
+  private readonly state: AgentState;
+  private readonly utterances: UtteranceQueue;
+  private readonly link: ConversationLink | undefined;
+  private readonly agentGap: Timer;
+  private readonly hasVendorAAgent: boolean;
+  /** user.audio before the agent is connected is dropped, with one warning. */
+  private warnedNotConnected = false;
+
+  constructor(
+    private readonly ctx: SessionContext,
+    providers: SessionProvidersFactory,
+    clock: Clock,
+  ) {
+    const lite = ctx.config.lite;
+    this.hasVendorAAgent = Boolean(lite?.vendorAAgent);
+    const hasConversation = Boolean(
+      lite?.vendorAAgent || lite?.vendorDAgent || lite?.vendorBRealtime || lite?.vendorCRealtime,
+    );
+    this.accepts = hasConversation ? new Set([...LITE_CLIENT_EVENTS, "user.audio"]) : LITE_CLIENT_EVENTS;
+    this.state = new AgentState((state, previous) =>
+      ctx.send({ type: "agent.state_updated", state, previous_state: previous }),
+    );
+    this.utterances = new UtteranceQueue(clock, {
+      started: (u) => ctx.send({ type: "agent.speak_started", sourceEventId: u.id }),
+      ended: (u) => ctx.send({ type: "agent.speak_ended", sourceEventId: u.id }),
+      interrupted: (u) => ctx.send({ type: "agent.speak_interrupted", sourceEventId: u.id }),
+      talking: (on) => this.state.setTalking(on),
+    });
+    this.agentGap = new Timer(clock);
+    this.link = hasConversation
+      ? new ConversationLink(
+          ctx,
+          providers(ctx),
+          {
+            audio: (pcm) => this.agentAudio(pcm),
+            turnDone: () => this.agentTurnDone(),
+            interrupted: () => this.clear(null),
+          },
+          this.hasVendorAAgent,
+        )
+      : undefined;
+  }
+
+  onConnected(_connectionId: string, firstTime: boolean): void {
+    if (firstTime) void this.link?.start();
+  }
+
+  handle(event: ClientEvent): void {
+    switch (event.type) {
+      case "agent.speak":
+        this.speak(event);
+        break;
+      case "agent.speak_end":
+        this.speakEnd(event);
+        break;
+      case "agent.interrupt":
+        this.link?.connected?.interrupt();
+        this.clear(event.eventId);
+        break;
+      case "agent.start_listening":
+        this.state.setListening(true);
+        break;
+      case "agent.stop_listening":
+        this.state.setListening(false);
+        break;
+      case "vendorA_agent_command":
+        this.agentCommand(event);
+        break;
+      case "user.audio":
+        this.userAudio(event);
+        break;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.agentGap.clear();
+    this.utterances.dispose();
+    this.link?.stop();
+  }
+
+  private speak(event: ClientEvent): void {
+    const audio = checkAudio(event.payload.audio);
+    if (!audio.ok) {
+      this.refuse(event, "invalid_audio", `agent.speak: ${audio.message}`);
+      return;
+    }
+    this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
+    this.utterances.append("client", audio.ms, () => event.eventId ?? crypto.randomUUID());
+  }
+
+  private speakEnd(event: ClientEvent): void {
+    const trailing = event.payload.audio;
+    if (trailing !== undefined && trailing !== null && trailing !== "") {
+      const audio = checkAudio(trailing);
+      // A bad trailing chunk refuses the whole event: the utterance stays open for a corrected one.
+      if (!audio.ok) {
+        this.refuse(event, "invalid_audio", `agent.speak_end: ${audio.message}`);
+        return;
+      }
+      this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
+      this.utterances.append("client", audio.ms, () => event.eventId ?? crypto.randomUUID());
+    }
+    this.ctx.send({ type: "agent.audio_buffer_committed", sourceEventId: event.eventId });
+    this.utterances.commit("client");
+  }
+
+  /** Everything buffered goes: the playing utterance is interrupted, the buffer reported cleared. */
+  private clear(sourceEventId: string | null): void {
+    this.agentGap.clear();
+    this.utterances.clear();
+    this.ctx.send({ type: "agent.audio_buffer_cleared", sourceEventId });
+  }
+
+  private agentAudio(pcm: Uint8Array): void {
+    this.utterances.append("agent", durationMs(pcm.length), () => crypto.randomUUID());
+    this.agentGap.arm(AGENT_TURN_GAP_MS, () => this.agentTurnDone());
+  }
+
+  private agentTurnDone(): void {
+    this.agentGap.clear();
+    this.utterances.commit("agent");
+  }
+
+  private agentCommand(event: ClientEvent): void {
+    const eventType = event.payload.vendorA_event_type;
+    const conversation = this.link?.connected;
+    if (!this.hasVendorAAgent) {
+      this.refuse(
+        event,
+        "no_vendorA_agent",
+        "vendorA_agent_command needs a session with a vendorA agent (vendorA_agent_config)",
+      );
+    } else if (typeof eventType !== "string" || eventType === "") {
+      this.refuse(event, "invalid_message", "vendorA_agent_command needs vendorA_event_type (a string)");
+    } else if (!conversation?.sendRaw) {
+      this.refuse(event, "agent_not_connected", "the vendorA agent is not connected");
+    } else {
+      conversation.sendRaw(eventType, event.payload.data ?? {});
+    }
+  }
+
+  private userAudio(event: ClientEvent): void {
+    const audio = checkAudio(event.payload.audio);
+    if (!audio.ok) {
+      this.refuse(event, "invalid_audio", `user.audio: ${audio.message}`);
+      return;
+    }
+    const conversation = this.link?.connected;
+    if (conversation) {
+      this.warnedNotConnected = false;
+      conversation.sendAudio(pcmOf(audio));
+    } else if (!this.warnedNotConnected) {
+      this.warnedNotConnected = true;
+      this.ctx.sendWarning(
+        "agent_not_connected",
+        "user.audio dropped: the agent is not connected",
+        event.eventId,
+      );
+    }
+  }
+
+  /** The event is not applied; its sender hears why. */
+  private refuse(event: ClientEvent, type: string, message: string): void {
+    this.ctx.sendError(type, message, event.eventId, event.connectionId);
+  }
+}

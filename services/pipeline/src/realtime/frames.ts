@@ -1,0 +1,53 @@
+import type { Bus } from "@avatar/bus";
+import { type ClientFrame, ClientFrameSchema, ServerFrameSchema } from "@avatar/contracts/pipeline";
+import { realtimeSubjects } from "@avatar/runtime";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { ServerEventInput } from "./mode.js";
+
+/** The bus side of a session: ClientFrames in, ServerFrames out. */
+
+export const readClientFrame = (data: Uint8Array): ClientFrame => fromBinary(ClientFrameSchema, data);
+
+/** A server event as its JSON text: the runner's ids first; a mode cannot override them. */
+export function serverEventJson(sessionId: string, event: ServerEventInput): string {
+  const { type, sourceEventId, ...fields } = event;
+  const ids = {
+    type,
+    event_id: crypto.randomUUID(),
+    source_event_id: sourceEventId ?? null,
+    session_id: sessionId,
+  };
+  return JSON.stringify(Object.assign({ ...ids }, fields, ids));
+}
+
+export class ServerFrames {
+  private readonly subject: string;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly sessionId: string,
+  ) {
+    this.subject = realtimeSubjects.serverFrames(sessionId);
+  }
+
+  /** One JSON message to one connection, or to all when connectionId is empty. */
+  send(json: string, connectionId = ""): void {
+    this.publish({ json, connectionId });
+  }
+
+  /** Closes one connection, or all when connectionId is empty. */
+  close(code: number, reason: string, connectionId = ""): void {
+    this.publish({ connectionId, close: true, closeCode: code, closeReason: reason });
+  }
+
+  private publish(fields: {
+    json?: string;
+    connectionId: string;
+    close?: boolean;
+    closeCode?: number;
+    closeReason?: string;
+  }) {
+    const frame = create(ServerFrameSchema, { sessionId: this.sessionId, ...fields });
+    this.bus.publish(this.subject, toBinary(ServerFrameSchema, frame));
+  }
+}

@@ -1,0 +1,27 @@
+import { type ConfigOf, type Env, env, readConfig } from "@avatar/runtime";
+
+/** The pipeline service's settings; every duration can be shortened for tests. */
+export const pipelineSettings = {
+  /** This worker's id in heartbeats and on sessions; a fresh one per process when unset. */
+  PIPELINE_WORKER_ID: env.optionalString(),
+  /** Sessions this worker runs at once; an assignment beyond it is answered "full". */
+  PIPELINE_CAPACITY: env.int({ default: 400, min: 1, max: 100_000 }),
+  /** How often the worker publishes its heartbeat (the sessions service's PIPELINE_WORKER_TIMEOUT_MS is 3x). */
+  PIPELINE_HEARTBEAT_MS: env.int({ default: 5_000, min: 20, max: 60_000 }),
+  /** A session nobody connects to this long after its start ends with USER_DISCONNECTED. */
+  PIPELINE_CONNECT_GRACE_MS: env.int({ default: 60_000, min: 50, max: 3_600_000 }),
+  /** A session whose last socket closed ends with USER_DISCONNECTED unless a client reconnects in time. */
+  PIPELINE_DISCONNECT_GRACE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
+  /** A socket its gateway has not mentioned (heartbeat or message) this long counts as closed. */
+  PIPELINE_CONNECTION_TIMEOUT_MS: env.int({ default: 15_000, min: 50, max: 600_000 }),
+  /** Client activity is reported to the sessions service (idle timer) at most this often. */
+  PIPELINE_ACTIVITY_REPORT_MS: env.int({ default: 10_000, min: 10, max: 600_000 }),
+  /** How often each session's state is checked against the sessions service (a missed end event). */
+  PIPELINE_RECONCILE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
+  /** An assigned session that has not started after this long was not started here (its start failed). */
+  PIPELINE_START_WAIT_MS: env.int({ default: 20_000, min: 50, max: 600_000 }),
+};
+
+export type PipelineSettings = ConfigOf<typeof pipelineSettings>;
+
+export const readPipelineSettings = (source: Env): PipelineSettings => readConfig(pipelineSettings, source);

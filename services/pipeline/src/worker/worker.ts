@@ -1,0 +1,177 @@
+import type { Bus, BusMessage, Subscription } from "@avatar/bus";
+import type { SessionConfig } from "@avatar/contracts/common";
+import {
+  AssignSessionRequestSchema,
+  AssignSessionResponseSchema,
+  WorkerHeartbeatSchema,
+} from "@avatar/contracts/pipeline";
+import {
+  SessionEndedSchema,
+  SessionEndReason,
+  SessionState,
+  type SessionsService,
+} from "@avatar/contracts/sessions";
+import { isUuid, type Logger, realtimeSubjects, topics } from "@avatar/runtime";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { type Clock, Timer } from "../realtime/clock.js";
+import type { ModeFactory } from "../realtime/mode.js";
+import { SessionRunner } from "../realtime/session-runner.js";
+import type { PipelineSettings } from "../settings.js";
+
+export interface WorkerDeps {
+  bus: Bus;
+  sessions: Client<typeof SessionsService>;
+  log: Logger;
+  settings: PipelineSettings;
+  clock: Clock;
+  workerId: string;
+  modeFor(config: SessionConfig): ModeFactory;
+}
+
+/** How long a stopping worker waits for its sessions to be ended before it goes anyway. */
+const STOP_WAIT_MS = 5_000;
+
+/**
+ * One pipeline process: claims starting sessions from the workers' queue group while it has room, runs
+ * a SessionRunner for each, tells everyone which sessions it runs (heartbeat), and lets a runner go when
+ * its session ends (the end event, which plain subscribers of the durable subject receive too; a missed
+ * event is caught by the periodic reconcile).
+ */
+export class PipelineWorker {
+  readonly id: string;
+  private readonly runners = new Map<string, SessionRunner>();
+  /** Assignments accepted but whose runner is not created yet. */
+  private reserved = 0;
+  private subscriptions: Subscription[] = [];
+  private readonly heartbeatTimer: Timer;
+  private readonly reconcileTimer: Timer;
+  private stopping = false;
+
+  constructor(private readonly deps: WorkerDeps) {
+    this.id = deps.workerId;
+    this.heartbeatTimer = new Timer(deps.clock);
+    this.reconcileTimer = new Timer(deps.clock);
+  }
+
+  get sessionIds(): string[] {
+    return [...this.runners.keys()];
+  }
+
+  runner(sessionId: string): SessionRunner | undefined {
+    return this.runners.get(sessionId);
+  }
+
+  start(): void {
+    const { bus } = this.deps;
+    this.subscriptions = [
+      bus.serve(realtimeSubjects.assign, (msg) => this.assign(msg), { queue: realtimeSubjects.workerQueue }),
+      bus.subscribe(topics.sessionEnded.subject, (msg) => this.sessionEnded(msg)),
+    ];
+    this.heartbeat();
+    this.scheduleReconcile();
+    this.deps.log.info("pipeline worker started", {
+      workerId: this.id,
+      capacity: this.deps.settings.PIPELINE_CAPACITY,
+    });
+  }
+
+  /** Takes no more sessions, ends the ones it runs (SERVER_ERROR: nobody would serve them), then stops. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const [assign, ...rest] = this.subscriptions;
+    await assign?.unsubscribe();
+    const ending = Promise.all([...this.runners.values()].map((r) => r.end(SessionEndReason.SERVER_ERROR)));
+    await Promise.race([
+      ending,
+      new Promise<void>((resolve) => this.deps.clock.after(STOP_WAIT_MS, resolve)),
+    ]);
+    this.heartbeatTimer.clear();
+    this.reconcileTimer.clear();
+    for (const sub of rest) await sub.unsubscribe();
+    this.subscriptions = [];
+  }
+
+  private async assign(msg: BusMessage): Promise<Uint8Array> {
+    const { sessionId } = fromBinary(AssignSessionRequestSchema, msg.data);
+    if (!isUuid(sessionId)) return this.answer("");
+    if (this.runners.has(sessionId)) return this.answer(this.id);
+    if (this.stopping || this.runners.size + this.reserved >= this.deps.settings.PIPELINE_CAPACITY) {
+      return this.answer("");
+    }
+    this.reserved++;
+    try {
+      const { session, config } = await this.deps.sessions.getSessionConfig({ sessionId });
+      if (!session || !config || session.state === SessionState.ENDED || this.stopping)
+        return this.answer("");
+      if (!this.runners.has(sessionId)) {
+        // The runner listens for the session's frames before the start completes, so none is missed.
+        this.runners.set(sessionId, new SessionRunner(this.runnerDeps(), session, config));
+      }
+      return this.answer(this.id);
+    } catch (err) {
+      this.deps.log.warn("could not take a session", { sessionId, err });
+      return this.answer("");
+    } finally {
+      this.reserved--;
+    }
+  }
+
+  private answer(workerId: string): Uint8Array {
+    return toBinary(AssignSessionResponseSchema, create(AssignSessionResponseSchema, { workerId }));
+  }
+
+  private runnerDeps() {
+    const d = this.deps;
+    return {
+      bus: d.bus,
+      sessions: d.sessions,
+      log: d.log,
+      settings: d.settings,
+      clock: d.clock,
+      workerId: this.id,
+      modeFor: d.modeFor,
+      onFinished: (sessionId: string) => {
+        this.runners.delete(sessionId);
+      },
+    };
+  }
+
+  private async sessionEnded(msg: BusMessage): Promise<void> {
+    const { session } = fromBinary(SessionEndedSchema, msg.data);
+    const runner = session ? this.runners.get(session.id) : undefined;
+    if (session && runner) await runner.ended(session.endReason);
+  }
+
+  private heartbeat(): void {
+    const worker = {
+      id: this.id,
+      sessionIds: this.sessionIds,
+      capacity: this.deps.settings.PIPELINE_CAPACITY,
+      lastHeartbeatAt: timestampFromMs(this.deps.clock.now()),
+    };
+    try {
+      const hb = create(WorkerHeartbeatSchema, { worker });
+      this.deps.bus.publish(realtimeSubjects.heartbeat, toBinary(WorkerHeartbeatSchema, hb));
+    } catch (err) {
+      this.deps.log.warn("heartbeat not sent", { err });
+    }
+    this.heartbeatTimer.arm(this.deps.settings.PIPELINE_HEARTBEAT_MS, () => this.heartbeat());
+  }
+
+  private scheduleReconcile(): void {
+    this.reconcileTimer.arm(this.deps.settings.PIPELINE_RECONCILE_MS, () => {
+      void this.reconcile().finally(() => {
+        if (!this.stopping) this.scheduleReconcile();
+      });
+    });
+  }
+
+  private async reconcile(): Promise<void> {
+    for (const runner of [...this.runners.values()]) {
+      if (this.stopping) return;
+      await runner.reconcile().catch((err: unknown) => this.deps.log.warn("reconcile failed", { err }));
+    }
+  }
+}

@@ -1,0 +1,260 @@
+import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
+import { SessionEndReason, SessionSchema } from "@avatar/contracts/sessions";
+import {
+  AsyncQueue,
+  type Conversation,
+  type ConversationEvent,
+  type ConversationProvider,
+  ProviderError,
+} from "@avatar/providers";
+import { silentLogger } from "@avatar/runtime";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { liteMode } from "../src/lite/lite-mode.js";
+import type { SessionProviders } from "../src/providers/session-providers.js";
+import type { ModeHandler, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
+import { ManualClock } from "./manual-clock.js";
+
+/** A LITE mode on a hand-moved clock, with the events it sends written down. */
+function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversation?: FakeConversation) {
+  const clock = new ManualClock();
+  const t0 = clock.now();
+  const sent: (ServerEventInput & { at: number; to?: string })[] = [];
+  const ended: SessionEndReason[] = [];
+  const transcript: { role: string; transcript: string }[] = [];
+  const cfg: SessionConfig = create(SessionConfigSchema, { mode: SessionMode.LITE, ...config });
+  const ctx: SessionContext = {
+    sessionId: "s1",
+    spaceId: "space",
+    session: create(SessionSchema, { id: "s1" }),
+    config: cfg,
+    log: silentLogger,
+    send: (event, to) => sent.push({ ...event, at: clock.now() - t0, ...(to ? { to } : {}) }),
+    sendError: (type, message, sourceEventId, to) =>
+      ctx.send({ type: "error", sourceEventId: sourceEventId ?? null, error: { type, message } }, to),
+    sendWarning: (type, message, sourceEventId) =>
+      ctx.send({ type: "warning", sourceEventId: sourceEventId ?? null, warning: { type, message } }),
+    appendTranscript: (entries) => transcript.push(...entries),
+    end: async (reason) => {
+      ended.push(reason);
+    },
+    now: clock.now,
+    sinceStart: () => clock.now() - t0,
+  };
+  const providers: SessionProviders = {
+    synthesizer: () => Promise.reject(new Error("unused")),
+    recognizer: async () => null,
+    languageModel: async () => null,
+    conversation: async () =>
+      conversation ? { provider: conversation.provider, options: { apiKey: "k", agentId: "a" } } : null,
+  };
+  const mode = liteMode(() => providers, clock)(ctx) as ModeHandler;
+  let n = 0;
+  const event = (type: string, payload: Record<string, unknown> = {}, eventId: string | null = null) =>
+    mode.handle({ type, eventId, payload: { type, ...payload }, connectionId: "c1" });
+  const types = () => sent.map((e) => `${e.at} ${e.type}${e.sourceEventId ? ` ${e.sourceEventId}` : ""}`);
+  return { clock, sent, ended, transcript, mode, event, types, next: () => `e${++n}` };
+}
+
+/** `ms` of 24 kHz 16-bit audio, base64. */
+const audio = (ms: number) => Buffer.alloc(ms * 48).toString("base64");
+
+describe("LITE mode", () => {
+  it("acknowledges every chunk, starts at the first audio and ends one audio-duration later", () => {
+    const { clock, event, types, sent } = rig();
+    event("agent.speak", { audio: audio(600), event_id: "u1" }, "u1");
+    clock.advance(300);
+    event("agent.speak", { audio: audio(400), event_id: "c2" }, "c2");
+    event("agent.speak_end", { event_id: "end1" }, "end1");
+    clock.advance(699);
+    expect(types()).toEqual([
+      "0 agent.audio_buffer_appended u1",
+      "0 agent.speak_started u1",
+      "0 agent.state_updated",
+      "300 agent.audio_buffer_appended c2",
+      "300 agent.audio_buffer_committed end1",
+    ]);
+    clock.advance(1);
+    expect(types().slice(5)).toEqual(["1000 agent.speak_ended u1", "1000 agent.state_updated"]);
+    expect(
+      sent.filter((e) => e.type === "agent.state_updated").map((e) => [e.previous_state, e.state]),
+    ).toEqual([
+      ["idle", "talking"],
+      ["talking", "idle"],
+    ]);
+  });
+
+  it("takes the trailing chunk of speak_end as the utterance's last audio", () => {
+    const { clock, event, types } = rig();
+    event("agent.speak_end", { audio: audio(500) }, "only");
+    expect(types()).toEqual([
+      "0 agent.audio_buffer_appended only",
+      "0 agent.speak_started only",
+      "0 agent.state_updated",
+      "0 agent.audio_buffer_committed only",
+    ]);
+    clock.advance(500);
+    expect(types().at(-2)).toBe("500 agent.speak_ended only");
+  });
+
+  it("interrupts in the middle: speak_interrupted for the utterance, the buffer cleared, no speak_ended", () => {
+    const { clock, event, types } = rig();
+    event("agent.speak", { audio: audio(2000) }, "u1");
+    event("agent.speak_end", {}, "end");
+    clock.advance(800);
+    event("agent.interrupt", {}, "stop");
+    clock.advance(5000);
+    expect(types().slice(4)).toEqual([
+      "800 agent.speak_interrupted u1",
+      "800 agent.state_updated",
+      "800 agent.audio_buffer_cleared stop",
+    ]);
+  });
+
+  it("refuses bad audio with an error naming the problem and goes on", () => {
+    const { event, sent } = rig();
+    event("agent.speak", { audio: "@@@" }, "bad1");
+    event("agent.speak", { audio: Buffer.alloc(3).toString("base64") }, "bad2");
+    event("agent.speak", {}, "bad3");
+    event("agent.speak_end", { audio: "x" }, "bad4");
+    const errors = sent.filter((e) => e.type === "error");
+    expect(errors.map((e) => [e.sourceEventId, (e.error as { type: string }).type, e.to])).toEqual([
+      ["bad1", "invalid_audio", "c1"],
+      ["bad2", "invalid_audio", "c1"],
+      ["bad3", "invalid_audio", "c1"],
+      ["bad4", "invalid_audio", "c1"],
+    ]);
+    expect(errors[1]).toMatchObject({ error: { message: expect.stringMatching(/3 bytes/) } });
+    event("agent.speak", { audio: audio(10) }, "good");
+    expect(sent.at(-3)?.type).toBe("agent.audio_buffer_appended");
+  });
+
+  it("follows listening: idle -> listening, talking while speaking, back to listening", () => {
+    const { clock, event, sent } = rig();
+    event("agent.start_listening");
+    event("agent.speak_end", { audio: audio(100) }, "u");
+    clock.advance(100);
+    event("agent.stop_listening");
+    expect(sent.filter((e) => e.type === "agent.state_updated").map((e) => e.state)).toEqual([
+      "listening",
+      "talking",
+      "listening",
+      "idle",
+    ]);
+  });
+
+  it("answers vendorA_agent_command with an error in a session without a vendorA agent", () => {
+    const { event, sent, mode } = rig();
+    expect(mode.accepts.has("user.audio")).toBe(false);
+    event("vendorA_agent_command", { vendorA_event_type: "user_message", data: { text: "hi" } }, "cmd");
+    expect(sent).toMatchObject([
+      { type: "error", sourceEventId: "cmd", error: { type: "no_vendorA_agent" } },
+    ]);
+  });
+});
+
+class FakeConversation implements Conversation {
+  readonly events = new AsyncQueue<ConversationEvent>();
+  readonly audio: Uint8Array[] = [];
+  readonly raw: [string, unknown][] = [];
+  interrupted = 0;
+  closed = false;
+  connectError: unknown;
+  readonly provider: ConversationProvider = {
+    name: "fake",
+    connect: async () => {
+      if (this.connectError) throw this.connectError;
+      return this;
+    },
+  };
+  sendAudio(pcm: Uint8Array): void {
+    this.audio.push(pcm);
+  }
+  sendRaw(eventType: string, data: unknown): void {
+    this.raw.push([eventType, data]);
+  }
+  interrupt(): void {
+    this.interrupted++;
+  }
+  close(): void {
+    this.closed = true;
+    this.events.end();
+  }
+}
+
+const vendorA = {
+  lite: { vendorAAgent: { secretId: "00000000-0000-4000-8000-000000000001", agentId: "agent" } },
+};
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe("LITE mode with a vendorA agent", () => {
+  it("plays the agent's audio as utterances, forwards raw events, passes commands and the microphone through", async () => {
+    const fake = new FakeConversation();
+    const { clock, event, sent, mode, types, transcript } = rig(vendorA, fake);
+    expect(mode.accepts.has("user.audio")).toBe(true);
+    mode.onConnected("c1", true);
+    await flush();
+    fake.events.push({ type: "raw", eventType: "agent_response", data: { x: 1 } });
+    fake.events.push({ type: "audio", pcm: new Uint8Array(48 * 400) });
+    fake.events.push({ type: "agent_transcript", text: "Hello there", final: true });
+    fake.events.push({ type: "turn_done" });
+    await flush();
+    expect(sent[0]).toMatchObject({
+      type: "vendorA_agent_event",
+      vendorA_event_type: "agent_response",
+      data: { x: 1 },
+    });
+    clock.advance(400);
+    expect(types().filter((t) => t.includes("speak_"))).toHaveLength(2);
+    expect(transcript).toMatchObject([{ role: "avatar", transcript: "Hello there" }]);
+
+    event("vendorA_agent_command", { vendorA_event_type: "user_message", data: { text: "hi" } }, "cmd");
+    event("user.audio", { audio: audio(20) }, "mic");
+    expect(fake.raw).toEqual([["user_message", { text: "hi" }]]);
+    expect(fake.audio[0]?.length).toBe(20 * 48);
+    event("agent.interrupt", {}, "i");
+    expect(fake.interrupted).toBe(1);
+    await mode.stop();
+    expect(fake.closed).toBe(true);
+  });
+
+  it("ends an agent utterance after a pause when the agent marks no turn end", async () => {
+    const fake = new FakeConversation();
+    const { clock, mode, types } = rig(vendorA, fake);
+    mode.onConnected("c1", true);
+    await flush();
+    fake.events.push({ type: "audio", pcm: new Uint8Array(48 * 200) });
+    await flush();
+    clock.advance(1000);
+    expect(types().filter((t) => t.includes("speak_"))).toHaveLength(2);
+  });
+
+  it("ends the session with AGENT_HANG_UP when the agent hangs up", async () => {
+    const fake = new FakeConversation();
+    const { mode, ended } = rig(vendorA, fake);
+    mode.onConnected("c1", true);
+    await flush();
+    fake.events.push({ type: "hang_up" });
+    await flush();
+    expect(ended).toEqual([SessionEndReason.AGENT_HANG_UP]);
+  });
+
+  it("reports a rate-limited agent as a warning and another failure as an error, and goes on", async () => {
+    const limited = new FakeConversation();
+    limited.connectError = new ProviderError("vendorA", "HTTP 429", "rate_limited");
+    const a = rig(vendorA, limited);
+    a.mode.onConnected("c1", true);
+    await flush();
+    expect(a.sent).toMatchObject([{ type: "warning", warning: { type: "provider_rate_limited" } }]);
+
+    const failing = new FakeConversation();
+    const b = rig(vendorA, failing);
+    b.mode.onConnected("c1", true);
+    await flush();
+    failing.events.push({ type: "error", error: new ProviderError("vendorA", "boom") });
+    await flush();
+    expect(b.sent).toMatchObject([{ type: "error", error: { type: "provider_error" } }]);
+    b.event("agent.speak", { audio: audio(10) }, "still");
+    expect(b.sent.at(-3)?.type).toBe("agent.audio_buffer_appended");
+  });
+});

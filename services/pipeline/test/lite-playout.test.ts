@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { checkAudio, durationMs, pcmOf } from "../src/lite/pcm.js";
+import { PlayoutClock } from "../src/lite/playout-clock.js";
+import { ManualClock } from "./manual-clock.js";
+
+describe("PlayoutClock", () => {
+  it("plays buffered chunks back to back from the start", () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const playout = new PlayoutClock(clock.now);
+    playout.begin(t0, 500);
+    clock.advance(100);
+    playout.append(500);
+    expect(playout.endsAt).toBe(t0 + 1000);
+    expect(playout.remainingMs).toBe(900);
+  });
+
+  it("stalls on an underrun: a late chunk plays from when it arrives", () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const playout = new PlayoutClock(clock.now);
+    playout.begin(t0, 1000);
+    clock.advance(1500);
+    expect(playout.remainingMs).toBe(0);
+    playout.append(1000);
+    expect(playout.endsAt).toBe(t0 + 2500);
+  });
+
+  it("keeps real time when chunks of one second arrive every second", () => {
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const playout = new PlayoutClock(clock.now);
+    playout.begin(t0, 1000);
+    for (let i = 1; i < 5; i++) {
+      clock.advance(1000);
+      playout.append(1000);
+    }
+    expect(playout.endsAt).toBe(t0 + 5000);
+  });
+});
+
+describe("session audio", () => {
+  const b64 = (bytes: number) => Buffer.alloc(bytes, 1).toString("base64");
+
+  it("decodes whole 16-bit samples and knows how long they play (24 kHz)", () => {
+    const audio = checkAudio(b64(48_000));
+    expect(audio).toMatchObject({ ok: true, bytes: 48_000, ms: 1000 });
+    if (audio.ok) expect(pcmOf(audio)).toEqual(new Uint8Array(48_000).fill(1));
+    expect(checkAudio("AAA=")).toMatchObject({ ok: true, bytes: 2 });
+    expect(durationMs(4800)).toBe(100);
+  });
+
+  it.each([
+    [42, "must be a base64 string"],
+    [null, "must be a base64 string"],
+    ["", "is empty"],
+    ["not base64!", "not valid base64"],
+    ["AAA", "not valid base64"],
+    ["AA AA", "not valid base64"],
+    ["AAAA", "has 3 bytes"],
+    [b64(3), "even number"],
+  ])("refuses %j, naming the problem", (value, problem) => {
+    const audio = checkAudio(value);
+    expect(audio.ok).toBe(false);
+    if (!audio.ok) expect(audio.message).toContain(problem);
+  });
+});

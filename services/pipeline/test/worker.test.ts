@@ -1,0 +1,162 @@
+import { randomUUID } from "node:crypto";
+import { type Bus, createMemoryBus } from "@avatar/bus";
+import { SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
+import {
+  AssignSessionRequestSchema,
+  AssignSessionResponseSchema,
+  WorkerHeartbeatSchema,
+} from "@avatar/contracts/pipeline";
+import {
+  type Session,
+  SessionEndedSchema,
+  SessionEndReason,
+  SessionSchema,
+  SessionState,
+  type SessionsService,
+} from "@avatar/contracts/sessions";
+import { publishEvent, realtimeSubjects, silentLogger, topics } from "@avatar/runtime";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { Client } from "@connectrpc/connect";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ModeHandler } from "../src/realtime/mode.js";
+import { pipelineService } from "../src/service.js";
+import type { PipelineSettings } from "../src/settings.js";
+import { WorkerRegistry } from "../src/worker/registry.js";
+import { PipelineWorker } from "../src/worker/worker.js";
+import { ManualClock } from "./manual-clock.js";
+
+/** A worker on an in-process bus with the sessions service faked: claims, capacity, heartbeats, ends. */
+
+const settings: PipelineSettings = {
+  PIPELINE_WORKER_ID: undefined,
+  PIPELINE_CAPACITY: 2,
+  PIPELINE_HEARTBEAT_MS: 5_000,
+  PIPELINE_CONNECT_GRACE_MS: 60_000,
+  PIPELINE_DISCONNECT_GRACE_MS: 30_000,
+  PIPELINE_CONNECTION_TIMEOUT_MS: 15_000,
+  PIPELINE_ACTIVITY_REPORT_MS: 10_000,
+  PIPELINE_RECONCILE_MS: 30_000,
+  PIPELINE_START_WAIT_MS: 20_000,
+};
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function rig() {
+  const bus: Bus = createMemoryBus();
+  const clock = new ManualClock();
+  const sessions = new Map<string, Session>();
+  const client = {
+    getSessionConfig: async (req: { sessionId: string }) => ({
+      session: sessions.get(req.sessionId),
+      config: create(SessionConfigSchema, { mode: SessionMode.LITE }),
+    }),
+    endSession: async (req: { sessionId: string; reason: SessionEndReason }) => {
+      const s = sessions.get(req.sessionId);
+      if (s) Object.assign(s, { state: SessionState.ENDED, endReason: req.reason });
+      return { session: s };
+    },
+  } as unknown as Client<typeof SessionsService>;
+  const mode: ModeHandler = {
+    accepts: new Set(),
+    onConnected: () => {},
+    handle: () => {},
+    stop: async () => {},
+  };
+  const worker = new PipelineWorker({
+    bus,
+    sessions: client,
+    log: silentLogger,
+    settings,
+    clock,
+    workerId: "w1",
+    modeFor: () => () => mode,
+  });
+  const registry = new WorkerRegistry(bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
+  registry.start();
+  worker.start();
+  cleanups.push(async () => {
+    await worker.stop();
+    await registry.stop();
+    await bus.close();
+  });
+  const newSession = () => {
+    const s = create(SessionSchema, { id: randomUUID(), state: SessionState.CREATED });
+    sessions.set(s.id, s);
+    return s;
+  };
+  const assign = async (sessionId: string) => {
+    const req = toBinary(AssignSessionRequestSchema, create(AssignSessionRequestSchema, { sessionId }));
+    const reply = await bus.request(realtimeSubjects.assign, req, { timeoutMs: 1_000 });
+    return fromBinary(AssignSessionResponseSchema, reply).workerId;
+  };
+  return { bus, clock, worker, registry, newSession, assign };
+}
+
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+};
+
+describe("PipelineWorker", () => {
+  it("claims sessions while it has room, answers empty when full, and again for a session it runs", async () => {
+    const r = rig();
+    const [a, b, c] = [r.newSession(), r.newSession(), r.newSession()];
+    expect(await r.assign(a.id)).toBe("w1");
+    expect(await r.assign(b.id)).toBe("w1");
+    expect(await r.assign(c.id)).toBe("");
+    expect(await r.assign(a.id)).toBe("w1");
+    expect(await r.assign("not-a-uuid")).toBe("");
+    expect(r.worker.sessionIds.sort()).toEqual([a.id, b.id].sort());
+  });
+
+  it("refuses a session that has already ended", async () => {
+    const r = rig();
+    const s = r.newSession();
+    s.state = SessionState.ENDED;
+    expect(await r.assign(s.id)).toBe("");
+  });
+
+  it("lists its sessions in its heartbeat, which the registry serves to operators", async () => {
+    const r = rig();
+    const heartbeats: string[][] = [];
+    r.bus.subscribe(realtimeSubjects.heartbeat, (msg) => {
+      heartbeats.push(fromBinary(WorkerHeartbeatSchema, msg.data).worker?.sessionIds ?? []);
+    });
+    const s = r.newSession();
+    await r.assign(s.id);
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(heartbeats.at(-1)).toEqual([s.id]);
+    const service = pipelineService(r.registry);
+    const { worker } = await (
+      service.getSessionWorker as (req: { sessionId: string }) => Promise<{
+        worker: { id: string; capacity: number };
+      }>
+    )({ sessionId: s.id });
+    expect(worker).toMatchObject({ id: "w1", capacity: 2 });
+    expect(r.registry.list().map((w) => w.id)).toEqual(["w1"]);
+    // A worker that stopped (it ends its sessions first) drops out once its heartbeats are overdue.
+    await r.worker.stop();
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS * 4);
+    expect(r.registry.list()).toEqual([]);
+  });
+
+  it("lets a runner go when its session's end event arrives, making room again", async () => {
+    const r = rig();
+    const [a, b, c] = [r.newSession(), r.newSession(), r.newSession()];
+    await r.assign(a.id);
+    await r.assign(b.id);
+    expect(await r.assign(c.id)).toBe("");
+    const ended = create(SessionSchema, {
+      ...a,
+      state: SessionState.ENDED,
+      endReason: SessionEndReason.USER_CLOSED,
+    });
+    await publishEvent(r.bus, topics.sessionEnded, create(SessionEndedSchema, { session: ended }), a.id);
+    await flush();
+    expect(r.worker.sessionIds).toEqual([b.id]);
+    expect(await r.assign(c.id)).toBe("w1");
+  });
+});
