@@ -36,6 +36,8 @@ export interface GatewayDeps {
 export interface Gateway {
   handle: RequestListener;
   authenticators: Authenticators;
+  /** Shared with the event WebSocket's upgrades (counted per client IP like other anonymous requests). */
+  limiter: RateLimiter;
 }
 
 /** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */
@@ -137,7 +139,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     );
   };
 
-  return { handle, authenticators };
+  return { handle, authenticators, limiter };
 }
 
 function baseUrlOf(req: IncomingMessage, config: GatewayConfig): string {

@@ -8,6 +8,14 @@ export const gatewaySettings = {
   RATE_LIMIT_STORE_TIMEOUT_MS: env.int({ default: 100, min: 1, max: 5_000 }),
   API_KEY_CACHE_TTL_MS: env.int({ default: 10_000, min: 0, max: 300_000 }),
   MAX_BODY_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),
+  /** The largest event WebSocket message; a larger one closes the socket with 1009. */
+  WS_MAX_MESSAGE_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),
+  /** How often an open socket tells its session's worker that it is still there. */
+  WS_HEARTBEAT_MS: env.int({ default: 5_000, min: 20, max: 60_000 }),
+  /** How long a new socket waits for the session's worker to acknowledge it (closes 1011 otherwise). */
+  WS_OPEN_TIMEOUT_MS: env.int({ default: 5_000, min: 50, max: 60_000 }),
+  /** WebSocket ping interval; a client that misses a pong is disconnected. */
+  WS_PING_MS: env.int({ default: 30_000, min: 50, max: 600_000 }),
 };
 
 export type GatewayConfig = ConfigOf<typeof gatewaySettings>;

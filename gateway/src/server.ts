@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { closeGracefully, trackResponses } from "@avatar/runtime";
 import { build, type Gateway, type GatewayDeps } from "./app.js";
 import { routes } from "./routes.js";
+import { attachRealtimeBridge } from "./ws/bridge.js";
 
 export interface RunningGateway {
   gateway: Gateway;
@@ -12,7 +13,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** The public gateway on node:http (the event WebSocket needs HTTP/1.1 upgrades). */
+/** The public gateway on node:http, with the event WebSocket on its HTTP/1.1 upgrades. */
 export async function startGateway(
   deps: Omit<GatewayDeps, "routes"> & { routes?: GatewayDeps["routes"]; port: number; host: string },
 ): Promise<RunningGateway> {
@@ -20,6 +21,13 @@ export async function startGateway(
   const server = http.createServer(gateway.handle);
   server.keepAliveTimeout = 65_000;
   trackResponses(server);
+  const bridge = attachRealtimeBridge(server, {
+    clients: deps.clients,
+    bus: deps.bus,
+    log: deps.log,
+    config: deps.config,
+    limiter: gateway.limiter,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(deps.port, deps.host, () => resolve());
@@ -31,6 +39,10 @@ export async function startGateway(
     server,
     port,
     url: `http://${host}:${port}`,
-    close: () => closeGracefully(server, 10_000),
+    close: async () => {
+      // Upgraded sockets are no longer the HTTP server's: they are closed first, or close would wait.
+      await bridge.close();
+      await closeGracefully(server, 10_000);
+    },
   };
 }

@@ -1,0 +1,198 @@
+import type { Bus, Subscription } from "@avatar/bus";
+import {
+  type ClientFrame,
+  ClientFrameSchema,
+  ConnectionKind,
+  type ServerFrame,
+  ServerFrameSchema,
+} from "@avatar/contracts/pipeline";
+import { type Logger, realtimeSubjects } from "@avatar/runtime";
+import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import type { RawData, WebSocket } from "ws";
+import { messageFrame } from "./message-frame.js";
+
+export interface ClientSocketOptions {
+  bus: Bus;
+  log: Logger;
+  heartbeatMs: number;
+  openTimeoutMs: number;
+  pingMs: number;
+}
+
+/** A client that does not read what it is sent is closed before the gateway holds more than this. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** Close reasons are limited to 123 bytes by the protocol. */
+const MAX_REASON_BYTES = 123;
+
+/**
+ * One event WebSocket of a session, relayed over the bus: every client text message goes to the
+ * session's worker as a ClientFrame on rt.<id>.in (plus OPENED, HEARTBEAT and CLOSED socket frames),
+ * and the worker's ServerFrames on rt.<id>.out for this socket or for all of the session's sockets come
+ * back to the client, closing the socket when they say so. Which gateway replica holds the socket does
+ * not matter to the worker.
+ */
+export class ClientSocket {
+  readonly connectionId = crypto.randomUUID();
+  private subscription: Subscription | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private ping: NodeJS.Timeout | undefined;
+  private awaitingPong = false;
+  private endTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly sessionId: string,
+    private readonly options: ClientSocketOptions,
+  ) {}
+
+  /** Starts relaying; resolves once the worker has acknowledged the socket (or it was closed). */
+  async start(): Promise<void> {
+    const { bus } = this.options;
+    this.subscription = bus.subscribe(realtimeSubjects.serverFrames(this.sessionId), (msg) =>
+      this.deliver(fromBinary(ServerFrameSchema, msg.data)),
+    );
+    this.ws.on("message", (data, isBinary) => this.fromClient(data, isBinary));
+    this.ws.on("close", () => this.onClose());
+    this.ws.on("error", (err) => this.options.log.debug("event socket error", { err }));
+    this.ws.on("pong", () => {
+      this.awaitingPong = false;
+    });
+    this.heartbeat = setInterval(
+      () => this.relay({ connection: ConnectionKind.HEARTBEAT }),
+      this.options.heartbeatMs,
+    );
+    this.ping = setInterval(() => this.checkAlive(), this.options.pingMs);
+    try {
+      // Asked, not published: no answer means that no worker runs the session (it died or is gone).
+      await bus.request(
+        realtimeSubjects.clientFrames(this.sessionId),
+        this.frame({ connection: ConnectionKind.OPENED }),
+        {
+          timeoutMs: this.options.openTimeoutMs,
+        },
+      );
+    } catch (err) {
+      if (this.closed) return;
+      this.options.log.warn("no worker acknowledged the event socket", { sessionId: this.sessionId, err });
+      this.sendOwnEvent("session_unavailable", "no pipeline worker runs this session; try again later");
+      this.ws.close(1011, "session unavailable");
+    }
+  }
+
+  /**
+   * The session has ended. Its worker says so on the socket (session.stopped, then a close); when the
+   * worker is gone and the socket is still open after `graceMs`, the gateway says it instead.
+   */
+  sessionEnded(endReason: string, graceMs: number): void {
+    if (this.closed || this.endTimer) return;
+    this.endTimer = setTimeout(() => {
+      if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+      this.ws.send(
+        JSON.stringify({
+          type: "session.stopped",
+          event_id: crypto.randomUUID(),
+          source_event_id: null,
+          session_id: this.sessionId,
+          end_reason: endReason,
+        }),
+      );
+      this.ws.close(1000, "session ended");
+    }, graceMs);
+  }
+
+  /** The gateway is going away: the client may reconnect (with a new ticket) through another replica. */
+  shutdown(): void {
+    if (!this.closed) this.ws.close(1001, "server shutting down");
+  }
+
+  private fromClient(data: RawData, isBinary: boolean): void {
+    if (this.closed) return;
+    if (isBinary) {
+      this.sendOwnEvent("invalid_message", "binary frames are not supported: send JSON text frames");
+      return;
+    }
+    const utf8 = Buffer.isBuffer(data)
+      ? data
+      : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+    if (!this.publish(messageFrame(this.sessionId, this.connectionId, utf8))) {
+      this.sendOwnEvent("message_not_relayed", "the message could not be passed on; send it again");
+    }
+  }
+
+  private deliver(frame: ServerFrame): void {
+    if (frame.connectionId && frame.connectionId !== this.connectionId) return;
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    if (frame.json) {
+      if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+        this.ws.close(1008, "client does not read its events");
+        return;
+      }
+      this.ws.send(frame.json);
+    }
+    if (frame.close) this.ws.close(frame.closeCode || 1000, reasonText(frame.closeReason));
+  }
+
+  private checkAlive(): void {
+    if (this.awaitingPong) {
+      this.ws.terminate();
+      return;
+    }
+    this.awaitingPong = true;
+    this.ws.ping();
+  }
+
+  private onClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    clearInterval(this.ping);
+    clearTimeout(this.endTimer);
+    this.relay({ connection: ConnectionKind.CLOSED });
+    void this.subscription?.unsubscribe();
+  }
+
+  /** A socket frame (OPENED, HEARTBEAT, CLOSED) to the worker. */
+  private relay(fields: MessageInitShape<typeof ClientFrameSchema>): boolean {
+    return this.publish(this.frame(fields));
+  }
+
+  /** Publishes a frame to the worker; false when the bus refused it (closed, or the frame too large). */
+  private publish(frame: Uint8Array): boolean {
+    try {
+      this.options.bus.publish(realtimeSubjects.clientFrames(this.sessionId), frame);
+      return true;
+    } catch (err) {
+      this.options.log.warn("client frame not relayed", { sessionId: this.sessionId, err });
+      return false;
+    }
+  }
+
+  private frame(fields: MessageInitShape<typeof ClientFrameSchema>): Uint8Array {
+    const frame: ClientFrame = create(ClientFrameSchema, {
+      ...fields,
+      sessionId: this.sessionId,
+      connectionId: this.connectionId,
+    });
+    return toBinary(ClientFrameSchema, frame);
+  }
+
+  /** An event from the gateway itself, in the session's envelope. */
+  private sendOwnEvent(type: string, message: string): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(
+      JSON.stringify({
+        type: "error",
+        event_id: crypto.randomUUID(),
+        source_event_id: null,
+        session_id: this.sessionId,
+        error: { type, message },
+      }),
+    );
+  }
+}
+
+function reasonText(reason: string): string {
+  const bytes = Buffer.from(reason, "utf8");
+  return bytes.length <= MAX_REASON_BYTES ? reason : bytes.subarray(0, MAX_REASON_BYTES).toString("utf8");
+}
