@@ -1,6 +1,7 @@
 import { agentsModule } from "@avatar/agents";
 import { catalogModule } from "@avatar/catalog";
 import { memoryModule } from "@avatar/memory";
+import { pipelineModule } from "@avatar/pipeline";
 import type { AnyServiceModule } from "@avatar/runtime";
 import { sessionsModule } from "@avatar/sessions";
 import { tokensModule } from "@avatar/tokens";
@@ -12,4 +13,5 @@ export const serviceModules: AnyServiceModule[] = [
   agentsModule,
   memoryModule,
   sessionsModule,
+  pipelineModule,
 ];

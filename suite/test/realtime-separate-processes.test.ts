@@ -1,0 +1,230 @@
+import { randomUUID } from "node:crypto";
+import { SessionEndReason, SessionState } from "@avatar/contracts/sessions";
+import { type Clients, createClients, freePort } from "@avatar/runtime";
+import {
+  createTestDatabase,
+  type NatsServerHandle,
+  natsServerAvailable,
+  type SpawnedProcess,
+  spawnEntry,
+  startNatsServer,
+  type TestDatabase,
+  waitForReady,
+} from "@avatar/testkit";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventClient, pcmBase64 } from "./realtime-client.js";
+import { bearer, eventually, WAYNE } from "./sessions-support.js";
+import { json } from "./support.js";
+
+/**
+ * The realtime path with every part in its own process on Postgres and NATS: two gateways, two pipeline
+ * workers, and the sessions, tokens, catalog, agents and memory services. A client starts through one gateway and talks
+ * through the other; then the worker running a session is killed (SIGKILL) and the session ends with
+ * SERVER_ERROR within the worker timeout, its client is told, and its billing stops.
+ */
+
+const available = natsServerAvailable();
+if (!available && process.env.CI === "true") throw new Error("nats-server is required in CI");
+if (!available) console.warn("nats-server not found: skipping the realtime separate-process tests");
+
+const WORKER_TIMEOUT_MS = 3_000;
+const MINUTE_MS = 1_000;
+
+describe.skipIf(!available)("realtime across processes on NATS", () => {
+  let nats: NatsServerHandle;
+  let db: TestDatabase;
+  const processes: SpawnedProcess[] = [];
+  const pipelines = new Map<string, SpawnedProcess>();
+  const gateways: string[] = [];
+  let clients: Clients;
+  let apiKey: string;
+  let spaceId: string;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    db = await createTestDatabase();
+    const ports = {
+      tokens: await freePort(),
+      catalog: await freePort(),
+      sessions: await freePort(),
+      agents: await freePort(),
+      memory: await freePort(),
+    };
+    const urls = {
+      TOKENS_URL: `http://127.0.0.1:${ports.tokens}`,
+      CATALOG_URL: `http://127.0.0.1:${ports.catalog}`,
+      SESSIONS_URL: `http://127.0.0.1:${ports.sessions}`,
+      AGENTS_URL: `http://127.0.0.1:${ports.agents}`,
+      MEMORY_URL: `http://127.0.0.1:${ports.memory}`,
+    };
+    const shared = {
+      ...urls,
+      DATABASE_URL: db.url,
+      NATS_URL: nats.url,
+      NATS_NAMESPACE: `r${randomUUID().slice(0, 8)}`,
+      ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
+      RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
+      SESSION_MINUTE_MS: String(MINUTE_MS),
+      SESSIONS_TICK_MS: "100",
+      PIPELINE_WORKER_TIMEOUT_MS: String(WORKER_TIMEOUT_MS),
+      PIPELINE_HEARTBEAT_MS: "500",
+    };
+    const services: [string, string, number][] = [
+      ["tokens", "services/tokens/src/main.ts", ports.tokens],
+      ["catalog", "services/catalog/src/main.ts", ports.catalog],
+      ["agents", "services/agents/src/main.ts", ports.agents],
+      ["memory", "services/memory/src/main.ts", ports.memory],
+      ["sessions", "services/sessions/src/main.ts", ports.sessions],
+    ];
+    for (const [name, entry, port] of services) {
+      processes.push(spawnEntry(name, entry, { ...shared, PORT: String(port) }));
+    }
+    for (const name of ["pipeline-1", "pipeline-2"]) {
+      const port = await freePort();
+      const p = spawnEntry(name, "services/pipeline/src/main.ts", {
+        ...shared,
+        PORT: String(port),
+        PIPELINE_WORKER_ID: name,
+      });
+      processes.push(p);
+      pipelines.set(name, p);
+      services.push([name, "", port]);
+    }
+    for (const name of ["gateway-1", "gateway-2"]) {
+      const port = await freePort();
+      processes.push(
+        spawnEntry(name, "gateway/src/main.ts", { ...shared, PORT: String(port), HOST: "127.0.0.1" }),
+      );
+      gateways.push(`http://127.0.0.1:${port}`);
+      services.push([name, "", port]);
+    }
+    await Promise.all(
+      services.map(([name, , port]) =>
+        waitForReady(
+          `http://127.0.0.1:${port}/readyz`,
+          processes.find((p) => p.name === name) as SpawnedProcess,
+          90_000,
+        ),
+      ),
+    );
+    clients = createClients({ tokens: urls.TOKENS_URL, sessions: urls.SESSIONS_URL });
+    apiKey = `lak_rt_${randomUUID().replaceAll("-", "")}`;
+    spaceId = (await clients.tokens.createSpace({ name: "realtime", apiKey })).space?.id ?? "";
+    await clients.sessions.grantCredits({ spaceId, amount: "1000", note: "test" });
+  }, 180_000);
+
+  afterAll(async () => {
+    // Front to back: gateways, workers (they end their sessions), then the services.
+    const codes: Record<string, number | null> = {};
+    for (const p of [...processes].reverse()) codes[p.name] = await p.stop();
+    await nats?.stop();
+    await db?.drop();
+    const killed = [...pipelines.entries()]
+      .filter(([, p]) => p.child.signalCode === "SIGKILL")
+      .map(([n]) => n);
+    for (const name of killed) delete codes[name];
+    expect(
+      Object.values(codes).every((c) => c === 0),
+      JSON.stringify(codes),
+    ).toBe(true);
+  });
+
+  async function post(gateway: string, path: string, headers: Record<string, string>, body: unknown = {}) {
+    const res = await fetch(`${gateway}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    const payload = await json(res);
+    return { status: res.status, data: payload.data };
+  }
+
+  async function startedLite(gateway: string) {
+    const minted = await post(
+      gateway,
+      "/v1/sessions/token",
+      { "X-API-KEY": apiKey },
+      { avatar_id: WAYNE, mode: "LITE" },
+    );
+    expect(minted.status, JSON.stringify(minted)).toBe(200);
+    const started = await post(gateway, "/v1/sessions/start", bearer(minted.data.session_token));
+    expect(started.status, JSON.stringify(started)).toBe(201);
+    return {
+      id: minted.data.session_id as string,
+      token: minted.data.session_token as string,
+      wsUrl: started.data.ws_url as string,
+    };
+  }
+
+  const session = async (id: string) =>
+    (await clients.sessions.getSession({ spaceId, sessionId: id })).session;
+
+  /** The ws_url of one gateway, reached through another (any replica serves any session). */
+  const through = (wsUrl: string, gateway: string) => {
+    const url = new URL(wsUrl);
+    url.host = new URL(gateway).host;
+    return url.toString();
+  };
+
+  it("runs an utterance with the client on the other gateway, and stops it", async () => {
+    const s = await startedLite(gateways[0] as string);
+    const client = await EventClient.connect(through(s.wsUrl, gateways[1] as string));
+    await client.next("session.state_updated", (e) => e.state === "connected");
+    client.send({ type: "agent.speak", event_id: "u1", audio: pcmBase64(500) });
+    client.send({ type: "agent.speak_end", event_id: "end" });
+    const started = await client.next("agent.speak_started");
+    const ended = await client.next("agent.speak_ended", (e) => e.source_event_id === "u1");
+    expect(ended.receivedAt - started.receivedAt).toBeGreaterThanOrEqual(400);
+    client.send({ type: "agent.moonwalk" });
+    expect((await client.next("error")).error.type).toBe("unknown_event");
+    expect((await post(gateways[0] as string, "/v1/sessions/stop", bearer(s.token))).status).toBe(200);
+    expect((await client.next("session.stopped")).end_reason).toBe("USER_CLOSED");
+    expect((await client.closed).code).toBe(1000);
+  });
+
+  it("ends a session whose worker was killed with SERVER_ERROR within the worker timeout, and billing stops", async () => {
+    const s = await startedLite(gateways[1] as string);
+    const client = await EventClient.connect(s.wsUrl);
+    await client.next("session.state_updated", (e) => e.state === "connected");
+    const workerId = (await session(s.id))?.pipelineWorkerId ?? "";
+    const worker = pipelines.get(workerId);
+    expect(worker, `worker ${workerId}`).toBeDefined();
+
+    const killedAt = Date.now();
+    worker?.child.kill("SIGKILL");
+    const ended = await eventually(async () => {
+      const current = await session(s.id);
+      expect(current?.state).toBe(SessionState.ENDED);
+      return current;
+    }, 30_000);
+    expect(ended?.endReason).toBe(SessionEndReason.SERVER_ERROR);
+    const endedAt = ended?.endedAt ? timestampMs(ended.endedAt) : 0;
+    expect(endedAt - killedAt).toBeLessThan(WORKER_TIMEOUT_MS + 2_000);
+    // The client hears it from the gateway, since the worker cannot say it any more.
+    expect((await client.next("session.stopped")).end_reason).toBe("SERVER_ERROR");
+    expect((await client.closed).code).toBe(1000);
+
+    // No minute is charged after the end.
+    const charged = ended?.creditsConsumed;
+    await new Promise((r) => setTimeout(r, MINUTE_MS * 3));
+    expect((await session(s.id))?.creditsConsumed).toBe(charged);
+    const ledger = await clients.sessions.listLedgerEntries({
+      spaceId,
+      sessionId: s.id,
+      page: { pageSize: 100 },
+    });
+    const lastCharge = Math.max(
+      ...ledger.entries
+        .filter((e) => e.kind === "charge")
+        .map((e) => (e.createdAt ? timestampMs(e.createdAt) : 0)),
+    );
+    expect(lastCharge).toBeLessThanOrEqual(endedAt);
+
+    // The surviving worker takes the next session.
+    const next = await startedLite(gateways[0] as string);
+    const survivor = (await session(next.id))?.pipelineWorkerId;
+    expect(survivor).not.toBe(workerId);
+    expect(pipelines.get(survivor ?? "")?.child.exitCode).toBeNull();
+  }, 60_000);
+});
