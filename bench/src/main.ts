@@ -10,7 +10,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger, env, type LogLevel, readConfig } from "@avatar/runtime";
-import { startSuite } from "../../suite/src/start-suite.js";
+import { startSuite } from "@avatar/suite";
 import { startBaseline } from "./baseline.js";
 import { mint, mintStartStop } from "./gateway-ops.js";
 import { KeyPool } from "./key-pool.js";

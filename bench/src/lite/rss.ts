@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Resident memory and CPU time of processes, from /proc (Linux). */
+
+/** Resident set size of `pid` in bytes (0 when it is gone). */
+export function rssBytes(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time `pid` has used so far, in seconds (user + system; Linux counts in 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process's short name (`node`, `postgres`, `nats-server`). */
+export function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "?";
+  }
+}
+
+/** Every process below `root`, at any depth. */
+export function descendants(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // The name may contain spaces and parentheses: fields resume after the last ")".
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parentOf.set(Number(entry), Number(fields[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, parent] of parentOf) {
+      if (parent === pid) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  return found;
+}
+
+export const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
