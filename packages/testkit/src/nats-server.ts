@@ -3,7 +3,7 @@
  * `stop()` then `restart()` brings it back on the same port, which is how tests simulate an outage.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -25,6 +25,11 @@ export interface NatsServerHandle {
 const FALLBACK_BINARY = "/usr/sbin/nats-server";
 const READY_TIMEOUT_MS = 15_000;
 const STOP_GRACE_MS = 5_000;
+/**
+ * As in production (deploy/overlays/dev/nats.yaml): a relayed event-socket message (up to 1 MiB plus
+ * its frame) must fit in one NATS message, above nats-server's 1 MiB default.
+ */
+const SERVER_CONFIG = "max_payload: 8MB\n";
 
 function isExecutable(path: string): boolean {
   try {
@@ -79,7 +84,11 @@ function waitForExit(child: ChildProcess): Promise<void> {
 
 /** Spawns the server and resolves once it logged "Server is ready" and accepts TCP connections. */
 async function launch(binary: string, port: number, storeDir: string): Promise<ChildProcess> {
-  const child = spawn(binary, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir], {
+  const configFile = join(storeDir, "nats.conf");
+  mkdirSync(storeDir, { recursive: true });
+  writeFileSync(configFile, SERVER_CONFIG);
+  const args = ["-c", configFile, "-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir];
+  const child = spawn(binary, args, {
     stdio: ["ignore", "ignore", "pipe"],
   });
   const killOnExit = () => child.kill("SIGKILL");
