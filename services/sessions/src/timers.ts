@@ -9,7 +9,8 @@ export type DueStep =
   | { kind: "charge"; minuteIndex: number; at: Date }
   | { kind: "end"; reason: EndReasonValue; at: Date };
 
-type TimerFields = Pick<
+/** The fields of a session row its timers are computed from. */
+export type TimerFields = Pick<
   SessionRow,
   | "state"
   | "start_deadline_at"

@@ -1,25 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { creditRate, formatCredits, parseCreditAmount } from "../src/ledger.js";
 import { durationSeconds } from "../src/mapping.js";
-import type { SessionRow } from "../src/schema.js";
-import { nextDueStep } from "../src/timers.js";
+import { nextDueStep, type TimerFields } from "../src/timers.js";
 
 /** The pure parts, called directly: timer order, rates, credit amounts, durations. */
 
 const T = Date.parse("2026-11-22T10:00:00.000Z");
 const at = (ms: number) => new Date(T + ms);
 
-type Timers = Pick<
-  SessionRow,
-  | "state"
-  | "start_deadline_at"
-  | "idle_deadline_at"
-  | "max_end_at"
-  | "next_charge_at"
-  | "charged_minutes"
-  | "worker_deadline_at"
->;
-const started = (over: Partial<Timers> = {}): Timers => ({
+const started = (over: Partial<TimerFields> = {}): TimerFields => ({
   state: "STARTED",
   start_deadline_at: null,
   idle_deadline_at: at(300_000),
@@ -74,7 +63,7 @@ describe("nextDueStep", () => {
   });
 
   it("reaps a CREATED session at its start deadline and leaves ended ones alone", () => {
-    const created: Timers = { ...started(), state: "CREATED", start_deadline_at: at(600_000) };
+    const created: TimerFields = { ...started(), state: "CREATED", start_deadline_at: at(600_000) };
     expect(nextDueStep(created, at(599_999))).toBeUndefined();
     expect(nextDueStep(created, at(600_000))).toEqual({
       kind: "end",
