@@ -1,5 +1,6 @@
 import { agentsRoutes } from "./api/agents.routes.js";
 import { catalogRoutes } from "./api/catalog.routes.js";
+import { embedPageRoutes } from "./api/embed-page.routes.js";
 import { memoryRoutes } from "./api/memory.routes.js";
 import { sessionTokenRoutes } from "./api/session-token.routes.js";
 import { sessionRoutes } from "./api/sessions.routes.js";
@@ -15,6 +16,7 @@ export const routes: Route[] = [
   ...sessionRoutes,
   ...agentsRoutes,
   ...memoryRoutes,
+  ...embedPageRoutes,
 ];
 
 /** Health and this API's own description. */

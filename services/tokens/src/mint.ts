@@ -1,5 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
+import {
+  type SessionConfig,
+  SessionConfigSchema,
+  SessionMode,
+  SessionSource,
+} from "@avatar/contracts/common";
 import { SessionEndReason } from "@avatar/contracts/sessions";
 import type {
   MintSessionTokenRequest,
@@ -13,6 +18,7 @@ import type { Kysely } from "kysely";
 import { sessionClaims } from "./claims.js";
 import { sessionDuration, spaceDurationLimit } from "./duration.js";
 import { LanguageCodes } from "./languages.js";
+import { mintEmbedSessionToken } from "./mint-embed.js";
 import type { MintSettings } from "./mint-settings.js";
 import * as repo from "./repository.js";
 import { resolveAvatar } from "./resolve-avatar.js";
@@ -41,7 +47,11 @@ type Minted = Pick<MintSessionTokenResponse, "sessionId" | "sessionToken">;
  * the record exists, so no failure can leave a session behind whose token was handed out; a record whose
  * creation seemed to fail is ended at once rather than left for the never-started reaper.
  */
-export async function mintSessionToken(deps: MintDeps, req: MintSessionTokenRequest): Promise<Minted> {
+export async function mintSessionToken(
+  deps: MintDeps,
+  req: MintSessionTokenRequest,
+  origin: { embedId?: string } = {},
+): Promise<Minted> {
   const request = req.request;
   if (!request) throw invalidRequest("request is required", { field: "request" });
   checkRequestRules(request);
@@ -59,7 +69,11 @@ export async function mintSessionToken(deps: MintDeps, req: MintSessionTokenRequ
   const init = await resolveSessionConfig({ catalog, agents, languages }, space.id, avatar, request);
   const memoryId =
     init.mode === SessionMode.FULL ? await resolveMemory(memory, space.id, request.memory) : "";
-  const config: SessionConfig = create(SessionConfigSchema, { ...init, memoryId });
+  const config: SessionConfig = create(SessionConfigSchema, {
+    ...init,
+    memoryId,
+    ...(origin.embedId ? { embedId: origin.embedId, source: SessionSource.EMBED } : {}),
+  });
 
   const sessionId = randomUUID();
   const nowSeconds = Math.floor((deps.now?.() ?? Date.now()) / 1000);
@@ -94,11 +108,16 @@ export async function mintSessionToken(deps: MintDeps, req: MintSessionTokenRequ
   return { sessionId, sessionToken };
 }
 
-/** The MintSessionToken part of TokensService. */
-export function mintService(deps: MintDeps): Pick<ServiceImpl<typeof TokensService>, "mintSessionToken"> {
+/** The MintSessionToken and MintEmbedSessionToken part of TokensService. */
+export function mintService(
+  deps: MintDeps,
+): Pick<ServiceImpl<typeof TokensService>, "mintSessionToken" | "mintEmbedSessionToken"> {
   // The catalog client is taken at the first call, not while the service builds.
   const languages =
     deps.languages ?? new LanguageCodes({ listLanguages: (r) => deps.clients.catalog.listLanguages(r) });
   const withCache: MintDeps = { ...deps, languages };
-  return { mintSessionToken: (req) => mintSessionToken(withCache, req) };
+  return {
+    mintSessionToken: (req) => mintSessionToken(withCache, req),
+    mintEmbedSessionToken: (req) => mintEmbedSessionToken(withCache, req),
+  };
 }

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventClient } from "./realtime-client.js";
+import { start, stopSession } from "./realtime-support.js";
+import { ADA, bearer, CHLOE, grant, key, sessionEntry } from "./sessions-support.js";
+import { json, startTestSuite, type TestSuite } from "./support.js";
+
+/** An embed's page and the sessions its visitors run, without any credential, over real HTTP. */
+
+let suite: TestSuite;
+beforeAll(async () => {
+  suite = await startTestSuite();
+  await grant(suite, "100");
+});
+afterAll(async () => {
+  await suite?.stop();
+});
+
+async function embed(body: Record<string, unknown>): Promise<{ embed_id: string; url: string }> {
+  const res = await suite.request("POST", "/v2/embeddings", { headers: key(suite.apiKey), body });
+  const payload = await json(res);
+  expect(res.status, JSON.stringify(payload)).toBe(200);
+  return payload.data;
+}
+
+describe("the embed page", () => {
+  it("serves the page its url points at, as self-contained HTML under a strict policy", async () => {
+    const { embed_id, url } = await embed({ avatar_id: ADA, orientation: "vertical" });
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await res.text();
+    expect(html).toContain(`{"embedId":"${embed_id}"}`);
+    expect(html).toContain("aspect-ratio: 9 / 16");
+    expect(html).not.toMatch(/<script[^>]+src=/);
+  });
+
+  it("mints a visitor's session from the embed's recipe: source EMBED, its embed_id, in the owner's space", async () => {
+    const { embed_id } = await embed({ avatar_id: ADA, is_sandbox: true, max_session_duration: 120 });
+    const res = await suite.request("POST", `/embed/${embed_id}/session`);
+    const minted = (await json(res)).data;
+    expect(res.status).toBe(200);
+    expect(minted).toEqual({ session_id: expect.any(String), session_token: expect.any(String) });
+
+    const { ws_url } = await start(suite, minted.session_token);
+    const client = await EventClient.connect(ws_url);
+    await client.next("session.state_updated", (e) => e.state === "connected");
+    expect(await sessionEntry(suite, minted.session_id)).toMatchObject({ source: "EMBED", is_sandbox: true });
+    const listed = await suite.get(`/v1/sessions?embed_id=${embed_id}`, key(suite.apiKey));
+    expect((await json(listed)).data.results.map((x: { id: string }) => x.id)).toEqual([minted.session_id]);
+    await stopSession(suite, minted.session_token);
+    await client.next("session.stopped");
+  });
+
+  it("refuses what the token endpoint refuses: the embed's avatar deactivated since is a 400", async () => {
+    const { embed_id } = await embed({ avatar_id: CHLOE });
+    const patch = (is_deactivated: boolean) =>
+      suite.request("PATCH", `/v1/avatars/${CHLOE}`, {
+        headers: key(suite.apiKey),
+        body: { is_deactivated },
+      });
+    expect((await patch(true)).status).toBe(200);
+    try {
+      const res = await suite.request("POST", `/embed/${embed_id}/session`);
+      expect(res.status).toBe(400);
+      expect((await json(res)).code).toBe(4000);
+    } finally {
+      expect((await patch(false)).status).toBe(200);
+    }
+    expect((await suite.request("POST", `/embed/${embed_id}/session`)).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown embed and 422 for an id that is not a UUID, on both", async () => {
+    const unknown = crypto.randomUUID();
+    for (const [method, path] of [
+      ["GET", `/embed/${unknown}`],
+      ["POST", `/embed/${unknown}/session`],
+    ] as const) {
+      const res = await suite.request(method, path);
+      expect(res.status, path).toBe(404);
+      expect((await json(res)).code).toBe(4040);
+    }
+    for (const [method, path] of [
+      ["GET", "/embed/not-a-uuid"],
+      ["POST", "/embed/not-a-uuid/session"],
+    ] as const) {
+      const res = await suite.request(method, path);
+      expect(res.status, path).toBe(422);
+      expect((await json(res)).detail[0]).toMatchObject({ loc: ["path", "embed_id"], type: "uuid_parsing" });
+    }
+  });
+
+  it("gives a visitor a session token, which cannot mint tokens (403)", async () => {
+    const { embed_id } = await embed({ avatar_id: ADA, is_sandbox: true });
+    const minted = (await json(await suite.request("POST", `/embed/${embed_id}/session`))).data;
+    const res = await suite.request("POST", "/v1/sessions/token", {
+      headers: bearer(minted.session_token),
+      body: { avatar_id: ADA },
+    });
+    expect(res.status).toBe(403);
+  });
+});
