@@ -1,15 +1,10 @@
 import { SessionListType } from "@avatar/contracts/sessions";
+import { END_REASONS, endReasonToProto } from "@avatar/runtime";
 import { SESSION_COOKIE } from "../auth/credentials.js";
 import { HttpError } from "../http/http-error.js";
 import type { Principal, RequestContext, RouteResult } from "../http/route.js";
 import { paginated } from "../present/paginated.js";
-import {
-  END_REASONS,
-  endReasonToProto,
-  presentSession,
-  presentStart,
-  presentTranscript,
-} from "../present/sessions.js";
+import { presentSession, presentStart, presentTranscript } from "../present/sessions.js";
 import * as s from "../schema/index.js";
 import { pageQuery, pageRequest } from "./paging.js";
 

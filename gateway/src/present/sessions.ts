@@ -2,10 +2,10 @@ import { SessionMode, SessionSource } from "@avatar/contracts/common";
 import {
   type GetTranscriptResponse,
   type Session,
-  SessionEndReason,
   SessionState,
   type StartSessionResponse,
 } from "@avatar/contracts/sessions";
+import { endReasonFromProto } from "@avatar/runtime";
 import { isoTime, orNull } from "./time.js";
 
 /** Public shapes of sessions, their start answer and transcripts. */
@@ -30,28 +30,6 @@ const source: Record<SessionSource, string> = {
   [SessionSource.DEMO]: "DEMO",
 };
 
-/** The wire names of the end reasons (SessionEndReasonEnum), in the contract's order. */
-export const END_REASONS = [
-  "UNKNOWN",
-  "USER_DISCONNECTED",
-  "SERVER_ERROR",
-  "IDLE_TIMEOUT",
-  "NO_CREDITS",
-  "USER_CLOSED",
-  "AVATAR_DELETED",
-  "MAX_DURATION_REACHED",
-  "ZOMBIE_SESSION_REAP",
-  "AGENT_HANG_UP",
-] as const;
-export type EndReasonName = (typeof END_REASONS)[number];
-
-export const endReasonToProto = (name: EndReasonName): SessionEndReason => SessionEndReason[name];
-
-function endReasonName(reason: SessionEndReason): string | null {
-  if (reason === SessionEndReason.UNSPECIFIED) return null;
-  return SessionEndReason[reason] ?? null;
-}
-
 /** The session entry of get-session and the list; end_at and end_reason are null until it ends. */
 export function presentSession(s: Session) {
   const ended = s.state === SessionState.ENDED;
@@ -67,7 +45,7 @@ export function presentSession(s: Session) {
     api_key_id: orNull(s.apiKeyId),
     status: status[s.state],
     end_at: ended ? isoTime(s.endedAt) : null,
-    end_reason: ended ? endReasonName(s.endReason) : null,
+    end_reason: ended ? (endReasonFromProto(s.endReason) ?? null) : null,
   };
 }
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Bus } from "@avatar/bus";
-import { SessionEndedSchema, SessionEndReason } from "@avatar/contracts/sessions";
-import { type Clients, type Logger, topics } from "@avatar/runtime";
+import { SessionEndedSchema } from "@avatar/contracts/sessions";
+import { type Clients, endReasonFromProto, type Logger, topics } from "@avatar/runtime";
 import { fromBinary } from "@bufbuild/protobuf";
 import { WebSocketServer } from "ws";
 import { presentedCredentials, rateLimitIdentity } from "../auth/credentials.js";
@@ -47,7 +47,8 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
     const { session } = fromBinary(SessionEndedSchema, msg.data);
     if (!session) return;
     for (const s of sockets) {
-      if (s.sessionId === session.id) s.sessionEnded(endReasonName(session.endReason), WORKER_END_GRACE_MS);
+      if (s.sessionId === session.id)
+        s.sessionEnded(endReasonFromProto(session.endReason) ?? "UNKNOWN", WORKER_END_GRACE_MS);
     }
   });
 
@@ -124,8 +125,4 @@ function isWebSocketHandshake(req: IncomingMessage): boolean {
     typeof req.headers["sec-websocket-key"] === "string" &&
     (version === "13" || version === "8")
   );
-}
-
-function endReasonName(reason: SessionEndReason): string {
-  return reason === SessionEndReason.UNSPECIFIED ? "UNKNOWN" : (SessionEndReason[reason] ?? "UNKNOWN");
 }

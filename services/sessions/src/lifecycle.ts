@@ -1,5 +1,6 @@
 import { type SessionConfig, SessionConfigSchema } from "@avatar/contracts/common";
 import { SessionStartedSchema } from "@avatar/contracts/sessions";
+import type { EndReasonName } from "@avatar/runtime";
 import {
   conflict,
   insufficientCredits,
@@ -17,7 +18,7 @@ import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } fr
 import { sessionToProto } from "./mapping.js";
 import type { OutboxPublisher } from "./outbox.js";
 import * as repo from "./repository.js";
-import type { ConnectionStateValue, EndReasonValue, SessionRow, SessionsDatabase } from "./schema.js";
+import type { ConnectionStateValue, SessionRow, SessionsDatabase } from "./schema.js";
 import type { SessionSettings } from "./settings.js";
 import { issueTicket, redeemTicket } from "./tickets.js";
 import { announce, endSession, settle } from "./transitions.js";
@@ -194,7 +195,7 @@ export class SessionLifecycle {
   }
 
   /** Ends the session (USER_CLOSED unless told otherwise); an ended session is answered as it ended. */
-  stop(spaceId: string | undefined, sessionId: string, reason: EndReasonValue = "USER_CLOSED") {
+  stop(spaceId: string | undefined, sessionId: string, reason: EndReasonName = "USER_CLOSED") {
     return this.withSession(sessionId, spaceId, async (trx, row, now) =>
       row.state === "ENDED" ? row : endSession(trx, row, reason, now, now),
     );
@@ -258,7 +259,7 @@ export class SessionLifecycle {
   }
 
   /** Ends every session still running on an avatar; answers the ids this call ended. */
-  async endAvatarSessions(avatarId: string, reason: EndReasonValue): Promise<string[]> {
+  async endAvatarSessions(avatarId: string, reason: EndReasonName): Promise<string[]> {
     if (!isUuid(avatarId)) throw invalidRequest("avatar_id must be a UUID", { field: "avatar_id" });
     const ended: string[] = [];
     for (const id of await repo.runningSessionIdsOnAvatar(this.deps.db, avatarId.toLowerCase())) {

@@ -12,14 +12,12 @@ import {
   type TranscriptEntry,
   TranscriptEntrySchema,
 } from "@avatar/contracts/sessions";
-import { toTimestamp } from "@avatar/runtime";
+import { endReasonToProto, toTimestamp } from "@avatar/runtime";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { formatCredits } from "./ledger.js";
 import {
   CONNECTION_STATES,
   type ConnectionStateValue,
-  END_REASONS,
-  type EndReasonValue,
   type LedgerRow,
   type SessionEventRow,
   type SessionModeValue,
@@ -47,14 +45,6 @@ const sourceToProto: Record<SessionSourceValue, SessionSource> = {
   EMBED: SessionSource.EMBED,
   DEMO: SessionSource.DEMO,
 };
-
-/** The stored name of a proto end reason; undefined for UNSPECIFIED or an unknown number. */
-export function endReasonFromProto(reason: SessionEndReason): EndReasonValue | undefined {
-  const name = SessionEndReason[reason] as string | undefined;
-  return (END_REASONS as readonly string[]).includes(name ?? "") ? (name as EndReasonValue) : undefined;
-}
-
-export const endReasonToProto = (reason: EndReasonValue): SessionEndReason => SessionEndReason[reason];
 
 export function connectionStateFromProto(state: ConnectionState): ConnectionStateValue | undefined {
   const name = ConnectionState[state] as string | undefined;

@@ -1,3 +1,4 @@
+import type { EndReasonName } from "@avatar/runtime";
 import type { ColumnType, Generated, Selectable } from "kysely";
 
 /** The sessions service's tables (Postgres schema `sessions`). */
@@ -25,20 +26,6 @@ export type SessionModeValue = (typeof SESSION_MODES)[number];
 
 export const SESSION_SOURCES = ["API", "EMBED", "DEMO"] as const;
 export type SessionSourceValue = (typeof SESSION_SOURCES)[number];
-
-export const END_REASONS = [
-  "UNKNOWN",
-  "USER_DISCONNECTED",
-  "SERVER_ERROR",
-  "IDLE_TIMEOUT",
-  "NO_CREDITS",
-  "USER_CLOSED",
-  "AVATAR_DELETED",
-  "MAX_DURATION_REACHED",
-  "ZOMBIE_SESSION_REAP",
-  "AGENT_HANG_UP",
-] as const;
-export type EndReasonValue = (typeof END_REASONS)[number];
 
 export const CONNECTION_STATES = ["NEW", "CONNECTED", "DISCONNECTED"] as const;
 export type ConnectionStateValue = (typeof CONNECTION_STATES)[number];
@@ -71,7 +58,7 @@ export interface SessionTable {
   updated_at: Timestamp;
   started_at: OptionalTimestamp;
   ended_at: OptionalTimestamp;
-  end_reason: EndReasonValue | null;
+  end_reason: EndReasonName | null;
   last_activity_at: Timestamp;
   connection_state: ConnectionStateValue;
   credits_consumed: Generated<number>;

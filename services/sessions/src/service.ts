@@ -4,8 +4,10 @@ import {
   type SessionsService,
   TranscriptWrittenSchema,
 } from "@avatar/contracts/sessions";
+import type { EndReasonName } from "@avatar/runtime";
 import {
   conflict,
+  endReasonFromProto,
   invalidRequest,
   isUuid,
   notFound,
@@ -22,7 +24,6 @@ import * as ledger from "./ledger.js";
 import { readConfig, type SessionLifecycle } from "./lifecycle.js";
 import {
   connectionStateFromProto,
-  endReasonFromProto,
   ledgerEntryToProto,
   sessionEventToProto,
   sessionToProto,
@@ -30,7 +31,7 @@ import {
 } from "./mapping.js";
 import { enqueueEvent, type OutboxPublisher } from "./outbox.js";
 import * as repo from "./repository.js";
-import type { EndReasonValue, SessionRow, SessionsDatabase } from "./schema.js";
+import type { SessionRow, SessionsDatabase } from "./schema.js";
 import { appendSessionEvents, deleteSessionHistory, listSessionEvents } from "./session-events.js";
 import { appendTranscript, readTranscript, TRANSCRIPT_ROLES } from "./transcript.js";
 
@@ -49,7 +50,7 @@ const MAX_IDEMPOTENCY_KEY = 200;
 const sessionNotFound = () => notFound("Session not found", { field: "session_id" });
 
 /** An end reason of a request: UNSPECIFIED takes `fallback`, an unknown number is refused. */
-function reasonOf(reason: SessionEndReason, fallback: EndReasonValue): EndReasonValue {
+function reasonOf(reason: SessionEndReason, fallback: EndReasonName): EndReasonName {
   if (reason === SessionEndReason.UNSPECIFIED) return fallback;
   const value = endReasonFromProto(reason);
   if (!value) throw invalidRequest("reason is not a known end reason", { field: "reason" });

@@ -1,4 +1,5 @@
-import type { EndReasonValue, SessionRow } from "./schema.js";
+import type { EndReasonName } from "@avatar/runtime";
+import type { SessionRow } from "./schema.js";
 
 /**
  * What a session's timers say is due at `now`, one step at a time, oldest first. The steps are applied
@@ -7,7 +8,7 @@ import type { EndReasonValue, SessionRow } from "./schema.js";
  */
 export type DueStep =
   | { kind: "charge"; minuteIndex: number; at: Date }
-  | { kind: "end"; reason: EndReasonValue; at: Date };
+  | { kind: "end"; reason: EndReasonName; at: Date };
 
 /** The fields of a session row its timers are computed from. */
 export type TimerFields = Pick<
@@ -32,12 +33,12 @@ export function nextDueStep(row: TimerFields, now: Date): DueStep | undefined {
   if (row.state !== "STARTED") return undefined;
 
   // The hard limit wins a tie with the idle deadline.
-  const ends: { reason: EndReasonValue; at: Date }[] = [];
+  const ends: { reason: EndReasonName; at: Date }[] = [];
   if (row.max_end_at) ends.push({ reason: "MAX_DURATION_REACHED", at: row.max_end_at });
   if (row.idle_deadline_at) ends.push({ reason: "IDLE_TIMEOUT", at: row.idle_deadline_at });
   // The pipeline worker stopped sending heartbeats that list the session: nobody serves it any more.
   if (row.worker_deadline_at) ends.push({ reason: "SERVER_ERROR", at: row.worker_deadline_at });
-  const end = ends.reduce<{ reason: EndReasonValue; at: Date } | undefined>(
+  const end = ends.reduce<{ reason: EndReasonName; at: Date } | undefined>(
     (first, e) => (first === undefined || e.at.getTime() < first.at.getTime() ? e : first),
     undefined,
   );

@@ -1,4 +1,5 @@
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
+import type { EndReasonName } from "@avatar/runtime";
 import { type Topic, topics } from "@avatar/runtime";
 import { create, type Message } from "@bufbuild/protobuf";
 import type { Transaction, Updateable } from "kysely";
@@ -6,7 +7,7 @@ import { chargeMinute, releaseEscrow } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
 import { enqueueEvent } from "./outbox.js";
 import { updateSession } from "./repository.js";
-import type { EndReasonValue, SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
+import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 import { appendSessionEvents } from "./session-events.js";
 import type { SessionSettings } from "./settings.js";
 import { nextDueStep } from "./timers.js";
@@ -43,7 +44,7 @@ export async function announce<T extends Message>(
 export async function endSession(
   trx: Trx,
   row: SessionRow,
-  reason: EndReasonValue,
+  reason: EndReasonName,
   at: Date,
   now: Date,
 ): Promise<SessionRow> {

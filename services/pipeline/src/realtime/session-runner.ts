@@ -8,14 +8,13 @@ import {
   SessionState,
   type SessionsService,
 } from "@avatar/contracts/sessions";
-import { type Logger, realtimeSubjects } from "@avatar/runtime";
+import { endReasonFromProto, type Logger, realtimeSubjects } from "@avatar/runtime";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { PipelineSettings } from "../settings.js";
 import { ActivityReporter } from "./activity.js";
 import { type Clock, Timer } from "./clock.js";
 import { Connections } from "./connections.js";
-import { endReasonName } from "./end-reasons.js";
 import { readEnvelope } from "./envelope.js";
 import { readClientFrame, ServerFrames, serverEventJson } from "./frames.js";
 import type { ModeFactory, ModeHandler, SessionContext } from "./mode.js";
@@ -373,7 +372,7 @@ export class SessionRunner {
     this.phase = "finished";
     this.stopTimers();
     await this.mode?.stop().catch((err: unknown) => this.log.warn("mode stop failed", { err }));
-    const endReason = endReasonName(reason);
+    const endReason = endReasonFromProto(reason) ?? "UNKNOWN";
     this.out.send(serverEventJson(this.sessionId, { type: "session.stopped", end_reason: endReason }));
     this.out.close(1000, "session ended");
     void this.subscription.unsubscribe();
