@@ -65,15 +65,4 @@ export async function sessionEntry(suite: TestSuite, id: string) {
   return (await json(res)).data;
 }
 
-/** Polls until `check` passes (real time on a possibly loaded machine: generous, never a fixed sleep). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  }
-}
+export { eventually } from "@avatar/testkit";

@@ -2,3 +2,4 @@ export * from "./direct-calls.js";
 export * from "./nats-server.js";
 export * from "./postgres.js";
 export * from "./processes.js";
+export * from "./waits.js";

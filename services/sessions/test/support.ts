@@ -135,19 +135,6 @@ export async function ledgerOf(db: Kysely<SessionsDatabase>, spaceId: string, se
   return rows.map((r) => [r.kind, Number(r.amount), r.minute_index] as const);
 }
 
-/** Waits until `check` passes, polling; for real-time tests. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  }
-}
-
 /** The value, or a failed test when it is missing. */
 export function defined<T>(value: T | null | undefined, what = "value"): T {
   if (value === null || value === undefined) throw new Error(`${what} is missing`);
@@ -156,3 +143,5 @@ export function defined<T>(value: T | null | undefined, what = "value"): T {
 
 /** A timestamp in Unix milliseconds (a failed test when it is missing). */
 export const ms = (ts: Timestamp | undefined): number => timestampDate(defined(ts, "timestamp")).getTime();
+
+export { eventually } from "@avatar/testkit";

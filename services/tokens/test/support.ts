@@ -102,15 +102,4 @@ export async function failure(promise: Promise<unknown>): Promise<ConnectError> 
   return outcome;
 }
 
-/** Polls until `check` returns true; fails with `what` after `timeoutMs` (generous: machines are loaded). */
-export async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { waitFor } from "@avatar/testkit";
