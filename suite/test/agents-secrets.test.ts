@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AgentsDatabase } from "@avatar/agents";
-import { createDb, createLogger } from "@avatar/runtime";
+import { createDb } from "@avatar/runtime";
+import { collectingLogger } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atNextSecond, startTestSuite, type TestSuite } from "./support.js";
 
@@ -10,7 +11,7 @@ import { atNextSecond, startTestSuite, type TestSuite } from "./support.js";
  */
 
 let suite: TestSuite;
-const logLines: string[] = [];
+const { log, lines: logLines } = collectingLogger();
 const responseBodies: string[] = [];
 /** Every value this file ever sent; made unique so that a match can only be a leak. */
 const values: string[] = [];
@@ -23,7 +24,7 @@ const secretValue = (region: string) => {
 
 beforeAll(async () => {
   suite = await startTestSuite({
-    log: createLogger({ level: "debug", sink: (line) => logLines.push(line) }),
+    log,
   });
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { readCatalogFile } from "@avatar/catalog";
 import { SecretType } from "@avatar/contracts/agents";
 import { SessionMode } from "@avatar/contracts/common";
 import { Tier } from "@avatar/contracts/tokens";
-import { createLogger } from "@avatar/runtime";
+import { collectingLogger } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatServer, startChatServer } from "../../services/memory/test/chat-server.js";
 import { json, startTestSuite, type TestSuite } from "./support.js";
@@ -19,14 +19,14 @@ const MODEL = "gpt-4o-mini";
 
 let suite: TestSuite;
 let chat: ChatServer;
-const logLines: string[] = [];
+const { log, lines: logLines } = collectingLogger();
 let llmSpace: { spaceId: string; apiKey: string };
 const avatarId = readCatalogFile().demo_space_avatars[0]?.id ?? "";
 const keyA = () => ({ "X-API-KEY": suite.apiKey });
 
 beforeAll(async () => {
   suite = await startTestSuite({
-    log: createLogger({ level: "debug", sink: (line) => logLines.push(line) }),
+    log,
   });
   chat = await startChatServer({ apiKey: API_KEY, model: MODEL });
   const apiKey = `lak_test_${randomUUID().replaceAll("-", "")}`;

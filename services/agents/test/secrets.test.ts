@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { SecretSchema, SecretType } from "@avatar/contracts/agents";
+import { AgentsService, SecretSchema, SecretType } from "@avatar/contracts/agents";
 import { createSealer } from "@avatar/runtime";
 import { toJson } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
@@ -135,6 +135,7 @@ describe("keys", () => {
     const k2 = { id: "k2", key: randomBytes(32) };
     const catalog = new FakeCatalog().client();
     const before = callDirectly(
+      AgentsService,
       agentsService({ db: t.db, catalog, sealer: createSealer([k1], "k1"), log: collectingLogger().log }),
     );
     const old = (
@@ -146,6 +147,7 @@ describe("keys", () => {
       })
     ).secret;
     const after = callDirectly(
+      AgentsService,
       agentsService({ db: t.db, catalog, sealer: createSealer([k1, k2], "k2"), log: collectingLogger().log }),
     );
     const fresh = (
@@ -177,6 +179,7 @@ describe("keys", () => {
     const secret = await store();
     const { log, lines } = collectingLogger();
     const other = callDirectly(
+      AgentsService,
       agentsService({
         db: t.db,
         catalog: new FakeCatalog().client(),

@@ -11,7 +11,6 @@ import {
 } from "@avatar/contracts/catalog";
 import {
   createDb,
-  createLogger,
   createSealer,
   errorDetailOf,
   type Logger,
@@ -19,14 +18,22 @@ import {
   notFound,
   type Sealer,
 } from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
-import { create, type DescMethodUnary, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  callDirectly,
+  collectingLogger,
+  createTestDatabase,
+  type DirectCalls,
+  type TestDatabase,
+} from "@avatar/testkit";
+
+export { callDirectly, collectingLogger };
+
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   type Client,
   type Code,
   ConnectError,
   createClient,
-  createHandlerContext,
   createRouterTransport,
   type ServiceImpl,
 } from "@connectrpc/connect";
@@ -44,12 +51,6 @@ export const MISSING = "00000000-0000-4000-8000-000000000000";
 export function testSealer(id = "k1"): { sealer: Sealer; env: string } {
   const key = randomBytes(32);
   return { sealer: createSealer([{ id, key }], id), env: `${id}:${key.toString("base64")}` };
-}
-
-/** A logger that keeps its JSON lines. */
-export function collectingLogger(): { log: Logger; lines: string[] } {
-  const lines: string[] = [];
-  return { log: createLogger({ level: "debug", sink: (line) => lines.push(line) }), lines };
 }
 
 export interface AgentsTestDb {
@@ -134,34 +135,6 @@ export class FakeCatalog {
   }
 }
 
-export type DirectCalls<S extends typeof AgentsService> = {
-  [K in keyof S["method"]]: S["method"][K] extends DescMethodUnary<infer I, infer O>
-    ? (request: MessageInitShape<I>) => Promise<MessageShape<O>>
-    : never;
-};
-
-/** The service's functions called as Connect would call them, without a transport. */
-export function callDirectly(impl: ServiceImpl<typeof AgentsService>): DirectCalls<typeof AgentsService> {
-  const calls: Record<string, unknown> = {};
-  for (const method of AgentsService.methods) {
-    calls[method.localName] = async (request: object) => {
-      const fn = (impl as unknown as Record<string, (req: unknown, ctx: unknown) => Promise<unknown>>)[
-        method.localName
-      ];
-      if (!fn) throw new Error(`${method.name} missing`);
-      const context = createHandlerContext({
-        service: AgentsService,
-        method,
-        protocolName: "direct",
-        requestMethod: "POST",
-        url: `/${AgentsService.typeName}/${method.name}`,
-      });
-      return create(method.output, (await fn(create(method.input, request as never), context)) as never);
-    };
-  }
-  return calls as DirectCalls<typeof AgentsService>;
-}
-
 export interface DirectService {
   agents: DirectCalls<typeof AgentsService>;
   catalog: FakeCatalog;
@@ -175,7 +148,7 @@ export function directService(db: Kysely<AgentsDatabase>): DirectService {
   const { sealer } = testSealer();
   const { log, lines } = collectingLogger();
   return {
-    agents: callDirectly(agentsService({ db, catalog: catalog.client(), sealer, log })),
+    agents: callDirectly(AgentsService, agentsService({ db, catalog: catalog.client(), sealer, log })),
     catalog,
     sealer,
     log,

@@ -17,7 +17,7 @@ import {
   type RunningService,
   startService,
 } from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { collectingLogger, createTestDatabase, type TestDatabase } from "@avatar/testkit";
 import { type Client, Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,8 +98,7 @@ describe("the catalog service on a real server", () => {
   let listening: Listening & { setHandler(handler: import("node:http").RequestListener): void };
   let running: RunningService;
   let client: Client<typeof CatalogService>;
-  const lines: string[] = [];
-  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  const { log, records } = collectingLogger();
   const clients: Clients = createClients({});
 
   beforeAll(async () => {
@@ -108,7 +107,7 @@ describe("the catalog service on a real server", () => {
     running = await startService(catalogModule, {
       databaseUrl: database.url,
       bus: createMemoryBus(),
-      log: createLogger({ level: "debug", sink: (line) => lines.push(line) }),
+      log,
       clients,
       env: {},
       listening,

@@ -6,7 +6,7 @@ import { SUMMARY_INSTRUCTIONS } from "../src/llm-summarizer.js";
 import { createSummarizer, type Summarizer } from "../src/summarizer.js";
 import { type ChatServer, startChatServer } from "./chat-server.js";
 import { AgentsServiceDouble } from "./doubles.js";
-import { linesOf, recordingLogger, SPACE_A, SPACE_B, tripTranscript, uuid } from "./support.js";
+import { collectingLogger, linesOf, SPACE_A, SPACE_B, tripTranscript, uuid } from "./support.js";
 
 /** The language-model path against a local chat-completions server, and every way it falls back. */
 
@@ -16,7 +16,7 @@ const lines = linesOf(tripTranscript);
 
 let chat: ChatServer;
 let agents: AgentsServiceDouble;
-let logs: ReturnType<typeof recordingLogger>;
+let logs: ReturnType<typeof collectingLogger>;
 
 beforeAll(async () => {
   chat = await startChatServer({ apiKey: API_KEY, model: MODEL });
@@ -33,7 +33,7 @@ afterEach(() => {
 
 function summarizer(options: { timeoutMs?: number; preferredName?: string } = {}): Summarizer {
   agents = new AgentsServiceDouble();
-  logs = recordingLogger();
+  logs = collectingLogger();
   const client = createClient(
     AgentsService,
     createRouterTransport(({ service }) => service(AgentsService, agents.impl())),
@@ -200,8 +200,8 @@ describe("falls back to the extractive summary", () => {
   });
 
   it("without an agents service at all", async () => {
-    const s = createSummarizer({ log: recordingLogger().log, llmTimeoutMs: 1000 });
-    logs = recordingLogger();
+    const s = createSummarizer({ log: collectingLogger().log, llmTimeoutMs: 1000 });
+    logs = collectingLogger();
     expect(await s.summarize(SPACE_A, lines)).toEqual(extractive);
   });
 });

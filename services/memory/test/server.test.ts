@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryModule } from "../src/index.js";
 import { type ChatServer, startChatServer } from "./chat-server.js";
 import { AgentsServiceDouble, SessionsServiceDouble } from "./doubles.js";
-import { expectError, recordingLogger, SPACE_A, SPACE_B, tripTranscript, uuid } from "./support.js";
+import { collectingLogger, expectError, SPACE_A, SPACE_B, tripTranscript, uuid } from "./support.js";
 
 /**
  * The memory module started as the suite starts it (migrations, build, Connect server on port 0, bus
@@ -41,7 +41,7 @@ let sessions: SessionsServiceDouble;
 let agents: AgentsServiceDouble;
 let client: Client<typeof MemoryService>;
 let url: string;
-const logs = recordingLogger();
+const logs = collectingLogger();
 
 beforeAll(async () => {
   database = await createTestDatabase();

@@ -1,18 +1,16 @@
 /** Shared setup of the memory tests: a migrated `memory` schema and a context wired to test doubles. */
 import { AgentsService } from "@avatar/contracts/agents";
 import { SessionsService, TranscriptEntrySchema } from "@avatar/contracts/sessions";
-import { createDb, createLogger, errorDetailOf, type Logger, migrateToLatest } from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
-import type { DescMethodUnary, DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
-import { create } from "@bufbuild/protobuf";
+import { createDb, errorDetailOf, migrateToLatest } from "@avatar/runtime";
 import {
-  type Code,
-  ConnectError,
-  createClient,
-  createHandlerContext,
-  createRouterTransport,
-  type ServiceImpl,
-} from "@connectrpc/connect";
+  callDirectly,
+  collectingLogger,
+  createTestDatabase,
+  type DirectCalls,
+  type TestDatabase,
+} from "@avatar/testkit";
+import { create } from "@bufbuild/protobuf";
+import { type Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { expect } from "vitest";
 import type { MemoryContext } from "../src/context.js";
@@ -49,22 +47,13 @@ export async function clearMemories(db: Kysely<MemoryDatabase>): Promise<void> {
   await db.deleteFrom("memories").execute();
 }
 
-/** A logger whose records can be read back. */
-export function recordingLogger(): {
-  log: Logger;
-  records: () => Record<string, unknown>[];
-  lines: string[];
-} {
-  const lines: string[] = [];
-  const log = createLogger({ level: "debug", sink: (line) => lines.push(line) });
-  return { log, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
+export { collectingLogger };
 
 export interface Harness {
   ctx: MemoryContext;
   sessions: SessionsServiceDouble;
   agents: AgentsServiceDouble;
-  logs: ReturnType<typeof recordingLogger>;
+  logs: ReturnType<typeof collectingLogger>;
 }
 
 /**
@@ -77,7 +66,7 @@ export function harness(
 ): Harness {
   const sessions = new SessionsServiceDouble();
   const agents = new AgentsServiceDouble();
-  const logs = recordingLogger();
+  const logs = collectingLogger();
   const sessionsClient = createClient(
     SessionsService,
     createRouterTransport(({ service }) => service(SessionsService, sessions.impl())),
@@ -101,37 +90,7 @@ export function harness(
   return { ctx, sessions, agents, logs };
 }
 
-export type DirectCalls<S extends DescService> = {
-  [K in keyof S["method"]]-?: S["method"][K] extends DescMethodUnary<infer I, infer O>
-    ? (request?: MessageInitShape<I>) => Promise<MessageShape<O>>
-    : never;
-};
-
-/** The implementation's functions called as the router would (request message, handler context), no transport. */
-export function direct<S extends DescService>(service: S, impl: ServiceImpl<S>): DirectCalls<S> {
-  const out: Record<string, (request?: object) => Promise<unknown>> = {};
-  for (const method of service.methods) {
-    if (method.methodKind !== "unary") continue;
-    out[method.localName] = async (request = {}) => {
-      const handler = (impl as unknown as Record<string, (req: unknown, ctx: unknown) => unknown>)[
-        method.localName
-      ];
-      if (!handler) throw new Error(`${method.name} missing`);
-      const context = createHandlerContext({
-        service,
-        method,
-        protocolName: "test",
-        requestMethod: "POST",
-        url: `http://direct.test/${service.typeName}/${method.name}`,
-      });
-      return create(
-        method.output,
-        (await handler.call(impl, create(method.input, request as never), context)) as never,
-      );
-    };
-  }
-  return out as DirectCalls<S>;
-}
+export { callDirectly as direct, type DirectCalls };
 
 /** Asserts the promise fails with a Connect error of `code` (and `field` in its detail, when given). */
 export async function expectError(

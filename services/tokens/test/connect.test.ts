@@ -22,7 +22,7 @@ import {
   startService,
   verifySessionToken,
 } from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { collectingLogger, createTestDatabase, type TestDatabase } from "@avatar/testkit";
 import { type Client, Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { decodeProtectedHeader, type JWK } from "jose";
 import { sql } from "kysely";
@@ -105,15 +105,14 @@ describe("the tokens service on a real server", () => {
   let client: Client<typeof TokensService>;
   let dataDir: string;
   const encryptionKeys = `k1:${randomBytes(32).toString("base64")}`;
-  const lines: string[] = [];
-  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  const { log, records } = collectingLogger();
 
   async function start(env: Env) {
     const listening = await listen({ port: 0, host: "127.0.0.1" });
     const service = await startService(tokensModule, {
       databaseUrl: database.url,
       bus: createMemoryBus(),
-      log: createLogger({ level: "debug", sink: (line) => lines.push(line) }),
+      log,
       // Minting reaches other services; nothing here mints, so their URLs lead nowhere.
       clients: createClients(
         Object.fromEntries(Object.keys(services).map((name) => [name, "http://127.0.0.1:9"])),
