@@ -3,4 +3,5 @@ export * from "./logs.js";
 export * from "./nats-server.js";
 export * from "./postgres.js";
 export * from "./processes.js";
+export * from "./service-db.js";
 export * from "./waits.js";

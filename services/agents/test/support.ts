@@ -9,21 +9,13 @@ import {
   type Voice,
   VoiceSchema,
 } from "@avatar/contracts/catalog";
-import {
-  createDb,
-  createSealer,
-  errorDetailOf,
-  type Logger,
-  migrateToLatest,
-  notFound,
-  type Sealer,
-} from "@avatar/runtime";
+import { createSealer, errorDetailOf, type Logger, notFound, type Sealer } from "@avatar/runtime";
 import {
   callDirectly,
   collectingLogger,
-  createTestDatabase,
   type DirectCalls,
-  type TestDatabase,
+  openServiceDb,
+  type ServiceTestDb,
 } from "@avatar/testkit";
 
 export { callDirectly, collectingLogger };
@@ -53,25 +45,10 @@ export function testSealer(id = "k1"): { sealer: Sealer; env: string } {
   return { sealer: createSealer([{ id, key }], id), env: `${id}:${key.toString("base64")}` };
 }
 
-export interface AgentsTestDb {
-  database: TestDatabase;
-  db: Kysely<AgentsDatabase>;
-  close(): Promise<void>;
-}
+export type AgentsTestDb = ServiceTestDb<AgentsDatabase>;
 
-export async function openAgentsDb(): Promise<AgentsTestDb> {
-  const database = await createTestDatabase();
-  const db = createDb<AgentsDatabase>({ url: database.url, schema: "agents", poolSize: 4 });
-  await migrateToLatest(db as Kysely<unknown>, "agents", migrations);
-  return {
-    database,
-    db,
-    close: async () => {
-      await db.destroy();
-      await database.drop();
-    },
-  };
-}
+/** A database of this test file with the agents schema migrated. */
+export const openAgentsDb = (): Promise<AgentsTestDb> => openServiceDb<AgentsDatabase>("agents", migrations);
 
 export async function clearAgents(db: Kysely<AgentsDatabase>): Promise<void> {
   for (const table of ["embeds", "llm_configurations", "secrets", "voice_agents", "contexts"] as const) {

@@ -1,6 +1,4 @@
-/** Shared setup of the catalog tests: a migrated `catalog` schema in a database of this test file. */
-import { createDb, migrateToLatest } from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { openServiceDb, type ServiceTestDb } from "@avatar/testkit";
 import { ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { migrations } from "../src/migrations/index.js";
@@ -10,26 +8,11 @@ import type { CatalogDatabase } from "../src/schema.js";
 export const SPACE_A = "aaaaaaaa-0000-4000-8000-000000000001";
 export const SPACE_B = "bbbbbbbb-0000-4000-8000-000000000002";
 
-export interface CatalogTestDb {
-  url: string;
-  db: Kysely<CatalogDatabase>;
-  close(): Promise<void>;
-}
+export type CatalogTestDb = ServiceTestDb<CatalogDatabase>;
 
-/** A database with the catalog schema migrated and nothing seeded. */
-export async function openCatalogDb(): Promise<CatalogTestDb> {
-  const database: TestDatabase = await createTestDatabase();
-  const db = createDb<CatalogDatabase>({ url: database.url, schema: "catalog", poolSize: 4 });
-  await migrateToLatest(db as Kysely<unknown>, "catalog", migrations);
-  return {
-    url: database.url,
-    db,
-    close: async () => {
-      await db.destroy();
-      await database.drop();
-    },
-  };
-}
+/** A database of this test file with the catalog schema migrated. */
+export const openCatalogDb = (): Promise<CatalogTestDb> =>
+  openServiceDb<CatalogDatabase>("catalog", migrations);
 
 /** Empties the catalog's tables between tests. */
 export async function clearCatalog(db: Kysely<CatalogDatabase>): Promise<void> {

@@ -1,13 +1,13 @@
 /** Shared setup of the memory tests: a migrated `memory` schema and a context wired to test doubles. */
 import { AgentsService } from "@avatar/contracts/agents";
 import { SessionsService, TranscriptEntrySchema } from "@avatar/contracts/sessions";
-import { createDb, errorDetailOf, migrateToLatest } from "@avatar/runtime";
+import { errorDetailOf } from "@avatar/runtime";
 import {
   callDirectly,
   collectingLogger,
-  createTestDatabase,
   type DirectCalls,
-  type TestDatabase,
+  openServiceDb,
+  type ServiceTestDb,
 } from "@avatar/testkit";
 import { create } from "@bufbuild/protobuf";
 import { type Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -23,25 +23,11 @@ import { AgentsServiceDouble, SessionsServiceDouble } from "./doubles.js";
 export const SPACE_A = "aaaaaaaa-0000-4000-8000-000000000001";
 export const SPACE_B = "bbbbbbbb-0000-4000-8000-000000000002";
 
-export interface MemoryTestDb {
-  url: string;
-  db: Kysely<MemoryDatabase>;
-  close(): Promise<void>;
-}
+export type MemoryTestDb = ServiceTestDb<MemoryDatabase>;
 
-export async function openMemoryDb(): Promise<MemoryTestDb> {
-  const database: TestDatabase = await createTestDatabase();
-  const db = createDb<MemoryDatabase>({ url: database.url, schema: "memory", poolSize: 6 });
-  await migrateToLatest(db as Kysely<unknown>, "memory", migrations);
-  return {
-    url: database.url,
-    db,
-    close: async () => {
-      await db.destroy();
-      await database.drop();
-    },
-  };
-}
+/** A database of this test file with the memory schema migrated. */
+export const openMemoryDb = (): Promise<MemoryTestDb> =>
+  openServiceDb<MemoryDatabase>("memory", migrations, 6);
 
 export async function clearMemories(db: Kysely<MemoryDatabase>): Promise<void> {
   await db.deleteFrom("memories").execute();

@@ -3,15 +3,8 @@ import { randomUUID } from "node:crypto";
 import { type Bus, createMemoryBus } from "@avatar/bus";
 import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import { SessionsService } from "@avatar/contracts/sessions";
-import {
-  connectInterceptors,
-  createClients,
-  createDb,
-  type Env,
-  migrateToLatest,
-  silentLogger,
-} from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { connectInterceptors, createClients, type Env, silentLogger } from "@avatar/runtime";
+import { openServiceDb, type ServiceTestDb } from "@avatar/testkit";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Client, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -42,26 +35,11 @@ export class TestClock {
   }
 }
 
-export interface SessionsTestDb {
-  url: string;
-  db: Kysely<SessionsDatabase>;
-  close(): Promise<void>;
-}
+export type SessionsTestDb = ServiceTestDb<SessionsDatabase>;
 
 /** A database of this test file with the sessions schema migrated. */
-export async function openSessionsDb(): Promise<SessionsTestDb> {
-  const database: TestDatabase = await createTestDatabase();
-  const db = createDb<SessionsDatabase>({ url: database.url, schema: "sessions", poolSize: 8 });
-  await migrateToLatest(db as Kysely<unknown>, "sessions", migrations);
-  return {
-    url: database.url,
-    db,
-    close: async () => {
-      await db.destroy();
-      await database.drop();
-    },
-  };
-}
+export const openSessionsDb = (): Promise<SessionsTestDb> =>
+  openServiceDb<SessionsDatabase>("sessions", migrations, 8);
 
 export interface Harness {
   app: SessionsApp;

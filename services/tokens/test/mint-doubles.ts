@@ -35,15 +35,8 @@ import {
   SessionState,
   SessionsService,
 } from "@avatar/contracts/sessions";
-import {
-  type Clients,
-  createDb,
-  createSealer,
-  migrateToLatest,
-  notFound,
-  silentLogger,
-} from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { type Clients, createSealer, notFound, silentLogger } from "@avatar/runtime";
+import { openServiceDb, type TestDatabase } from "@avatar/testkit";
 import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
@@ -269,9 +262,7 @@ export interface TokensFixture {
 }
 
 export async function tokensFixture(): Promise<TokensFixture> {
-  const testDb = await createTestDatabase();
-  const db = createDb<TokensDatabase>({ url: testDb.url, schema: "tokens", poolSize: 3 });
-  await migrateToLatest(db as Kysely<unknown>, "tokens", migrations);
+  const { db, database: testDb, close } = await openServiceDb<TokensDatabase>("tokens", migrations, 3);
   const sealer = createSealer([{ id: "test", key: randomBytes(32) }], "test");
   const signer = new SessionTokenSigner(db, sealer);
   await signer.ensureKey();
@@ -281,10 +272,7 @@ export async function tokensFixture(): Promise<TokensFixture> {
     db,
     signer,
     testDb,
-    close: async () => {
-      await db.destroy();
-      await testDb.drop();
-    },
+    close,
   };
 }
 

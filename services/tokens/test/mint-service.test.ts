@@ -11,17 +11,15 @@ import {
   type Clients,
   connectBus,
   connectClient,
-  createDb,
   errorDetailOf,
   issueToJson,
   listen,
-  migrateToLatest,
   type RunningService,
   silentLogger,
   startService,
   verifySessionToken,
 } from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { createTestDatabase, openServiceDb, type ServiceTestDb, type TestDatabase } from "@avatar/testkit";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { JWK } from "jose";
 import type { Kysely } from "kysely";
@@ -108,15 +106,14 @@ function behavesAsMint(level: () => { tokens: Client<typeof TokensService>; worl
 }
 
 describe("over createRouterTransport", () => {
-  let database: TestDatabase;
+  let testDb: ServiceTestDb<TokensDatabase>;
   let db: Kysely<TokensDatabase>;
   const world = new World();
   let tokens: Client<typeof TokensService>;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDb<TokensDatabase>({ url: database.url, schema: "tokens", poolSize: 3 });
-    await migrateToLatest(db as Kysely<unknown>, "tokens", migrations);
+    testDb = await openServiceDb<TokensDatabase>("tokens", migrations, 3);
+    db = testDb.db;
     const bus = await connectBus({}, "test", silentLogger);
     const app = await tokensModule.build({ db, bus, log: silentLogger, clients: clientsFor(world), env });
     tokens = createClient(
@@ -125,8 +122,7 @@ describe("over createRouterTransport", () => {
     );
   });
   afterAll(async () => {
-    await db.destroy();
-    await database.drop();
+    await testDb.close();
   });
 
   behavesAsMint(() => ({ tokens, world }));

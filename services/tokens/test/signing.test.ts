@@ -143,7 +143,7 @@ describe("SessionTokenSigner", () => {
 
   it("notices a rotation made by another replica", async () => {
     const mine = await signer.sign(sessionClaims());
-    const otherReplica = newSigner(t.openReplica(), sealer);
+    const otherReplica = newSigner(t.openPool(), sealer);
     const rotatedRow = await otherReplica.rotate();
     const next = await signer.sign(sessionClaims());
     expect(kidOf(next)).toBe(rotatedRow.kid);
@@ -179,10 +179,10 @@ describe("SessionTokenSigner", () => {
   it("lets replicas starting together create exactly one current key", async () => {
     // All replicas find no key and reach the install step together: a connection holding the install
     // lock (as a replica in the middle of installing would) keeps them there until all have arrived.
-    const holder = t.openReplica();
+    const holder = t.openPool();
     const rows = await holder.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(hashtext('avatar.tokens.signing_key'))`.execute(conn);
-      const replicas = [0, 1, 2].map(() => newSigner(t.openReplica(), sealer));
+      const replicas = [0, 1, 2].map(() => newSigner(t.openPool(), sealer));
       const starting = Promise.all(replicas.map((r) => r.ensureKey()));
       try {
         await waitFor("every replica to wait for the install lock", async () => {

@@ -1,47 +1,17 @@
 /** Shared setup of the tokens tests: a migrated `tokens` schema, a sealer and a signer. */
 import { randomBytes } from "node:crypto";
-import {
-  createDb,
-  createSealer,
-  migrateToLatest,
-  type Sealer,
-  type SessionTokenClaims,
-} from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { createSealer, type Sealer, type SessionTokenClaims } from "@avatar/runtime";
+import { openServiceDb, type ServiceTestDb } from "@avatar/testkit";
 import { ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { migrations } from "../src/migrations/index.js";
 import type { TokensDatabase } from "../src/schema.js";
 import { SessionTokenSigner } from "../src/signing-keys.js";
 
-export interface TokensTestDb {
-  url: string;
-  db: Kysely<TokensDatabase>;
-  /** Another pool on the same database, as a second replica has. */
-  openReplica(): Kysely<TokensDatabase>;
-  close(): Promise<void>;
-}
+export type TokensTestDb = ServiceTestDb<TokensDatabase>;
 
-export async function openTokensDb(): Promise<TokensTestDb> {
-  const database: TestDatabase = await createTestDatabase();
-  const pools: Kysely<TokensDatabase>[] = [];
-  const open = () => {
-    const db = createDb<TokensDatabase>({ url: database.url, schema: "tokens", poolSize: 4 });
-    pools.push(db);
-    return db;
-  };
-  const db = open();
-  await migrateToLatest(db as Kysely<unknown>, "tokens", migrations);
-  return {
-    url: database.url,
-    db,
-    openReplica: open,
-    close: async () => {
-      await Promise.all(pools.map((p) => p.destroy()));
-      await database.drop();
-    },
-  };
-}
+/** A database of this test file with the tokens schema migrated. */
+export const openTokensDb = (): Promise<TokensTestDb> => openServiceDb<TokensDatabase>("tokens", migrations);
 
 /** Empties the tables between tests. */
 export async function clearTokens(db: Kysely<TokensDatabase>): Promise<void> {
