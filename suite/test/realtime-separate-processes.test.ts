@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { SessionEndReason, SessionState } from "@avatar/contracts/sessions";
-import { type Clients, createClients, freePort } from "@avatar/runtime";
+import { type Clients, createClients } from "@avatar/runtime";
 import {
   createTestDatabase,
   type NatsServerHandle,
   natsServerAvailable,
   type SpawnedProcess,
-  spawnEntry,
+  serviceSpecs,
+  spawnTopology,
   startNatsServer,
   type TestDatabase,
-  waitForReady,
+  type Topology,
 } from "@avatar/testkit";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,7 +35,7 @@ const MINUTE_MS = 1_000;
 describe.skipIf(!available)("realtime across processes on NATS", () => {
   let nats: NatsServerHandle;
   let db: TestDatabase;
-  const processes: SpawnedProcess[] = [];
+  let topology: Topology;
   const pipelines = new Map<string, SpawnedProcess>();
   const gateways: string[] = [];
   let clients: Clients;
@@ -44,71 +45,34 @@ describe.skipIf(!available)("realtime across processes on NATS", () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     db = await createTestDatabase();
-    const ports = {
-      tokens: await freePort(),
-      catalog: await freePort(),
-      sessions: await freePort(),
-      agents: await freePort(),
-      memory: await freePort(),
-    };
-    const urls = {
-      TOKENS_URL: `http://127.0.0.1:${ports.tokens}`,
-      CATALOG_URL: `http://127.0.0.1:${ports.catalog}`,
-      SESSIONS_URL: `http://127.0.0.1:${ports.sessions}`,
-      AGENTS_URL: `http://127.0.0.1:${ports.agents}`,
-      MEMORY_URL: `http://127.0.0.1:${ports.memory}`,
-    };
-    const shared = {
-      ...urls,
-      DATABASE_URL: db.url,
-      NATS_URL: nats.url,
-      NATS_NAMESPACE: `r${randomUUID().slice(0, 8)}`,
-      ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
-      RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
-      SESSION_MINUTE_MS: String(MINUTE_MS),
-      SESSIONS_TICK_MS: "100",
-      PIPELINE_WORKER_TIMEOUT_MS: String(WORKER_TIMEOUT_MS),
-      PIPELINE_HEARTBEAT_MS: "500",
-    };
-    const services: [string, string, number][] = [
-      ["tokens", "services/tokens/src/main.ts", ports.tokens],
-      ["catalog", "services/catalog/src/main.ts", ports.catalog],
-      ["agents", "services/agents/src/main.ts", ports.agents],
-      ["memory", "services/memory/src/main.ts", ports.memory],
-      ["sessions", "services/sessions/src/main.ts", ports.sessions],
-    ];
-    for (const [name, entry, port] of services) {
-      processes.push(spawnEntry(name, entry, { ...shared, PORT: String(port) }));
-    }
-    for (const name of ["pipeline-1", "pipeline-2"]) {
-      const port = await freePort();
-      const p = spawnEntry(name, "services/pipeline/src/main.ts", {
-        ...shared,
-        PORT: String(port),
-        PIPELINE_WORKER_ID: name,
-      });
-      processes.push(p);
-      pipelines.set(name, p);
-      services.push([name, "", port]);
-    }
-    for (const name of ["gateway-1", "gateway-2"]) {
-      const port = await freePort();
-      processes.push(
-        spawnEntry(name, "gateway/src/main.ts", { ...shared, PORT: String(port), HOST: "127.0.0.1" }),
-      );
-      gateways.push(`http://127.0.0.1:${port}`);
-      services.push([name, "", port]);
-    }
-    await Promise.all(
-      services.map(([name, , port]) =>
-        waitForReady(
-          `http://127.0.0.1:${port}/readyz`,
-          processes.find((p) => p.name === name) as SpawnedProcess,
-          90_000,
-        ),
-      ),
+    const worker = (name: string) => ({
+      name,
+      entry: "services/pipeline/src/main.ts",
+      env: { PIPELINE_WORKER_ID: name },
+    });
+    topology = await spawnTopology(
+      [
+        ...serviceSpecs("tokens", "catalog", "agents", "memory", "sessions"),
+        worker("pipeline-1"),
+        worker("pipeline-2"),
+        { name: "gateway-1", entry: "gateway/src/main.ts" },
+        { name: "gateway-2", entry: "gateway/src/main.ts" },
+      ],
+      {
+        DATABASE_URL: db.url,
+        NATS_URL: nats.url,
+        NATS_NAMESPACE: `r${randomUUID().slice(0, 8)}`,
+        ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
+        RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
+        SESSION_MINUTE_MS: String(MINUTE_MS),
+        SESSIONS_TICK_MS: "100",
+        PIPELINE_WORKER_TIMEOUT_MS: String(WORKER_TIMEOUT_MS),
+        PIPELINE_HEARTBEAT_MS: "500",
+      },
     );
-    clients = createClients({ tokens: urls.TOKENS_URL, sessions: urls.SESSIONS_URL });
+    for (const name of ["pipeline-1", "pipeline-2"]) pipelines.set(name, topology.process(name));
+    gateways.push(topology.url("gateway-1"), topology.url("gateway-2"));
+    clients = createClients({ tokens: topology.url("tokens"), sessions: topology.url("sessions") });
     apiKey = `lak_rt_${randomUUID().replaceAll("-", "")}`;
     spaceId = (await clients.tokens.createSpace({ name: "realtime", apiKey })).space?.id ?? "";
     await clients.sessions.grantCredits({ spaceId, amount: "1000", note: "test" });
@@ -116,8 +80,7 @@ describe.skipIf(!available)("realtime across processes on NATS", () => {
 
   afterAll(async () => {
     // Front to back: gateways, workers (they end their sessions), then the services.
-    const codes: Record<string, number | null> = {};
-    for (const p of [...processes].reverse()) codes[p.name] = await p.stop();
+    const codes = (await topology?.stop()) ?? {};
     await nats?.stop();
     await db?.drop();
     const killed = [...pipelines.entries()]

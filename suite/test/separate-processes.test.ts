@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { createClients, freePort } from "@avatar/runtime";
+import { createClients } from "@avatar/runtime";
 import {
   createTestDatabase,
   type NatsServerHandle,
   natsServerAvailable,
-  type SpawnedProcess,
-  spawnEntry,
+  serviceSpecs,
+  spawnTopology,
   startNatsServer,
   type TestDatabase,
-  waitForReady,
+  type Topology,
 } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atNextSecond, json } from "./support.js";
@@ -25,58 +25,40 @@ if (!available) console.warn("nats-server not found: skipping the separate-proce
 describe.skipIf(!available)("separate processes on Postgres and NATS", () => {
   let nats: NatsServerHandle;
   let db: TestDatabase;
-  const processes: SpawnedProcess[] = [];
+  let topology: Topology;
   const gateways: string[] = [];
   let apiKey: string;
 
   beforeAll(async () => {
     nats = await startNatsServer();
     db = await createTestDatabase();
-    const [tokensPort, catalogPort] = [await freePort(), await freePort()];
-    const urls = {
-      TOKENS_URL: `http://127.0.0.1:${tokensPort}`,
-      CATALOG_URL: `http://127.0.0.1:${catalogPort}`,
-    };
-    const shared = {
-      ...urls,
-      DATABASE_URL: db.url,
-      NATS_URL: nats.url,
-      NATS_NAMESPACE: `p${randomUUID().slice(0, 8)}`,
-      ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
-      // This test is about sharing counters, not about the store timeout: on a loaded CI machine a first
-      // KV round trip can exceed the 50 ms default and the limiter would rightly fail open.
-      RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
-    };
-    const services = [
-      spawnEntry("tokens", "services/tokens/src/main.ts", { ...shared, PORT: String(tokensPort) }),
-      spawnEntry("catalog", "services/catalog/src/main.ts", { ...shared, PORT: String(catalogPort) }),
-    ];
-    processes.push(...services);
-    await waitForReady(`${urls.TOKENS_URL}/readyz`, services[0] as SpawnedProcess);
-    await waitForReady(`${urls.CATALOG_URL}/readyz`, services[1] as SpawnedProcess);
-    for (const name of ["gateway-1", "gateway-2"]) {
-      const port = await freePort();
-      const gw = spawnEntry(name, "gateway/src/main.ts", {
-        ...shared,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-      });
-      processes.push(gw);
-      gateways.push(`http://127.0.0.1:${port}`);
-      await waitForReady(`http://127.0.0.1:${port}/readyz`, gw);
-    }
+    topology = await spawnTopology(
+      [
+        ...serviceSpecs("tokens", "catalog"),
+        { name: "gateway-1", entry: "gateway/src/main.ts" },
+        { name: "gateway-2", entry: "gateway/src/main.ts" },
+      ],
+      {
+        DATABASE_URL: db.url,
+        NATS_URL: nats.url,
+        NATS_NAMESPACE: `p${randomUUID().slice(0, 8)}`,
+        ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
+        // This test is about sharing counters, not about the store timeout: on a loaded CI machine a first
+        // KV round trip can exceed the 100 ms default and the limiter would rightly fail open.
+        RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
+      },
+    );
+    gateways.push(topology.url("gateway-1"), topology.url("gateway-2"));
     apiKey = `lak_sep_${randomUUID().replaceAll("-", "")}`;
-    await createClients({ tokens: urls.TOKENS_URL }).tokens.createSpace({ name: "separate", apiKey });
+    await createClients({ tokens: topology.url("tokens") }).tokens.createSpace({ name: "separate", apiKey });
   }, 120_000);
 
   afterAll(async () => {
-    const codes = await Promise.all(processes.map((p) => p.stop()));
+    const codes = await topology?.stop();
     await nats?.stop();
     await db?.drop();
     // Graceful shutdown: every process drained and exited cleanly on SIGTERM.
-    expect(Object.fromEntries(processes.map((p, i) => [p.name, codes[i]]))).toEqual(
-      Object.fromEntries(processes.map((p) => [p.name, 0])),
-    );
+    expect(codes).toEqual(Object.fromEntries(topology.processes.map((p) => [p.name, 0])));
   });
 
   const get = (gateway: string, path: string) =>
@@ -105,8 +87,8 @@ describe.skipIf(!available)("separate processes on Postgres and NATS", () => {
       Array.from({ length: 30 }, (_, i) => get(gateways[i % 2] as string, "/v1/avatars")),
     );
     expect(during.map((r) => r.status)).toEqual(Array(30).fill(200));
-    expect(processes.every((p) => p.child.exitCode === null)).toBe(true);
-    expect(processes.find((p) => p.name === "gateway-1")?.output()).toMatch(/rate limit/i);
+    expect(topology.processes.every((p) => p.child.exitCode === null)).toBe(true);
+    expect(topology.process("gateway-1").output()).toMatch(/rate limit/i);
 
     await nats.restart();
     const deadline = Date.now() + 20_000;

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createClients, freePort, startEmbeddedPostgres } from "@avatar/runtime";
-import { type SpawnedProcess, spawnEntry, startNatsServer, waitForReady } from "@avatar/testkit";
+import { createClients, startEmbeddedPostgres } from "@avatar/runtime";
+import { serviceSpecs, spawnTopology, startNatsServer } from "@avatar/testkit";
 import { type Backend, backendEnv } from "./backend.js";
 import { commOf, descendants } from "./rss.js";
 
@@ -18,45 +18,26 @@ export async function startProcessBackend(): Promise<Backend> {
   await chmod(dir, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), persistent: false });
   const nats = await startNatsServer();
-  const ports = Object.fromEntries(
-    await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)),
+  const topology = await spawnTopology(
+    [...serviceSpecs(...SERVICES), { name: "gateway", entry: "gateway/src/main.ts" }],
+    {
+      ...backendEnv,
+      DATABASE_URL: pg.url,
+      NATS_URL: nats.url,
+      NATS_NAMESPACE: `bench${randomUUID().slice(0, 6)}`,
+      ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
+      DATA_DIR: dir,
+    },
+    120_000,
   );
-  const urls = Object.fromEntries(
-    SERVICES.map((s) => [`${s.toUpperCase()}_URL`, `http://127.0.0.1:${ports[s]}`]),
-  );
-  const env = {
-    ...urls,
-    ...backendEnv,
-    DATABASE_URL: pg.url,
-    NATS_URL: nats.url,
-    NATS_NAMESPACE: `bench${randomUUID().slice(0, 6)}`,
-    ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
-    DATA_DIR: dir,
-  };
-  const spawned: SpawnedProcess[] = [];
-  const ready: Promise<void>[] = [];
-  for (const s of SERVICES) {
-    const p = spawnEntry(s, `services/${s}/src/main.ts`, { ...env, PORT: String(ports[s]) });
-    spawned.push(p);
-    ready.push(waitForReady(`http://127.0.0.1:${ports[s]}/readyz`, p, 120_000));
-  }
-  const gatewayPort = await freePort();
-  const gateway = spawnEntry("gateway", "gateway/src/main.ts", {
-    ...env,
-    PORT: String(gatewayPort),
-    HOST: "127.0.0.1",
-  });
-  spawned.push(gateway);
-  ready.push(waitForReady(`http://127.0.0.1:${gatewayPort}/readyz`, gateway, 120_000));
-  await Promise.all(ready);
-
+  const spawned = topology.processes;
   const known = new Set(spawned.map((p) => p.child.pid));
   return {
-    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    gatewayUrl: topology.url("gateway"),
     clients: createClients({
-      tokens: urls.TOKENS_URL,
-      sessions: urls.SESSIONS_URL,
-      catalog: urls.CATALOG_URL,
+      tokens: topology.url("tokens"),
+      sessions: topology.url("sessions"),
+      catalog: topology.url("catalog"),
     }),
     processes: () => {
       const others = descendants(process.pid).filter((pid) => !known.has(pid));
@@ -68,7 +49,7 @@ export async function startProcessBackend(): Promise<Backend> {
       ];
     },
     stop: async () => {
-      for (const p of [...spawned].reverse()) await p.stop();
+      await topology.stop();
       await nats.stop();
       await pg.stop();
       await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,80 @@
+import { freePort } from "@avatar/runtime";
+import { type SpawnedProcess, spawnEntry, waitForReady } from "./processes.js";
+
+export interface ProcessSpec {
+  name: string;
+  /** The entry point, from the repository root: `services/tokens/src/main.ts`. */
+  entry: string;
+  /** The other processes find it at `<NAME>_URL` (a service they call over Connect). */
+  service?: boolean;
+  env?: Record<string, string>;
+}
+
+export interface Topology {
+  /** `http://127.0.0.1:<port>` of a process. */
+  url(name: string): string;
+  process(name: string): SpawnedProcess;
+  readonly processes: readonly SpawnedProcess[];
+  /** Every service's `<NAME>_URL`. */
+  readonly serviceUrls: Record<string, string>;
+  /** SIGTERM to each process, last started first; their exit codes by name. */
+  stop(): Promise<Record<string, number | null>>;
+}
+
+/**
+ * Starts the given entry points as separate processes on free loopback ports, as a deployment runs them:
+ * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and extra env; resolves
+ * once all answer `/readyz` (rejects with a process's output when it exits or is not ready in time).
+ */
+export async function spawnTopology(
+  specs: ProcessSpec[],
+  sharedEnv: Record<string, string>,
+  readyTimeoutMs = 90_000,
+): Promise<Topology> {
+  const ports = new Map<string, number>();
+  for (const spec of specs) ports.set(spec.name, await freePort());
+  const url = (name: string) => {
+    const port = ports.get(name);
+    if (port === undefined) throw new Error(`no process named ${name}`);
+    return `http://127.0.0.1:${port}`;
+  };
+  const serviceUrls = Object.fromEntries(
+    specs.filter((s) => s.service).map((s) => [`${s.name.toUpperCase()}_URL`, url(s.name)]),
+  );
+  const processes = specs.map((spec) =>
+    spawnEntry(spec.name, spec.entry, {
+      ...sharedEnv,
+      ...serviceUrls,
+      PORT: String(ports.get(spec.name)),
+      HOST: "127.0.0.1",
+      ...spec.env,
+    }),
+  );
+  const topology: Topology = {
+    url,
+    process: (name) => {
+      const found = processes.find((p) => p.name === name);
+      if (!found) throw new Error(`no process named ${name}`);
+      return found;
+    },
+    processes,
+    serviceUrls,
+    stop: async () => {
+      const codes: Record<string, number | null> = {};
+      for (const p of [...processes].reverse()) codes[p.name] = await p.stop();
+      return codes;
+    },
+  };
+  try {
+    await Promise.all(processes.map((p) => waitForReady(`${url(p.name)}/readyz`, p, readyTimeoutMs)));
+  } catch (err) {
+    await topology.stop();
+    throw err;
+  }
+  return topology;
+}
+
+/** The specs of the suite's services (each reachable by the others at `<NAME>_URL`). */
+export function serviceSpecs(...names: string[]): ProcessSpec[] {
+  return names.map((name) => ({ name, entry: `services/${name}/src/main.ts`, service: true }));
+}
