@@ -27,14 +27,34 @@ function newKeyPair(sealer: Sealer) {
   };
 }
 
+/**
+ * Another replica's rotation is noticed within this long. Until then this replica signs with the key it
+ * had, which stays valid: a retired key keeps verifying for RETIRED_KEY_GRACE_MS.
+ */
+export const CURRENT_KEY_REFRESH_MS = 5_000;
+
+export interface SignerOptions {
+  refreshMs?: number;
+  /** Milliseconds since the epoch (tests move it). */
+  now?: () => number;
+}
+
 /** Signs session tokens with the current key; creates the first key when there is none. */
 export class SessionTokenSigner {
-  private cached: { row: SigningKeyRow; key: Awaited<ReturnType<typeof importJWK>> } | undefined;
+  private cached:
+    | { row: SigningKeyRow; key: Awaited<ReturnType<typeof importJWK>>; checkedAt: number }
+    | undefined;
+  private readonly refreshMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly db: Kysely<TokensDatabase>,
     private readonly sealer: Sealer,
-  ) {}
+    options: SignerOptions = {},
+  ) {
+    this.refreshMs = options.refreshMs ?? CURRENT_KEY_REFRESH_MS;
+    this.now = options.now ?? Date.now;
+  }
 
   async ensureKey(): Promise<SigningKeyRow> {
     return (
@@ -58,11 +78,16 @@ export class SessionTokenSigner {
       .sign(key);
   }
 
+  /** The current key, read again from the database at most every `refreshMs` (a mint is a hot path). */
   private async currentKey() {
+    const now = this.now();
+    if (this.cached && now - this.cached.checkedAt < this.refreshMs) return this.cached;
     const row = await this.ensureKey();
-    if (this.cached?.row.kid !== row.kid) {
+    if (this.cached?.row.kid === row.kid) {
+      this.cached.checkedAt = now;
+    } else {
       const jwk = JSON.parse(this.sealer.open(row.private_jwk_sealed, sealContext(row.kid))) as JWK;
-      this.cached = { row, key: await importJWK(jwk, row.alg) };
+      this.cached = { row, key: await importJWK(jwk, row.alg), checkedAt: now };
     }
     return this.cached;
   }

@@ -168,9 +168,11 @@ describe("the tokens service on a real server", () => {
     // A signer on the service's database and encryption key signs as the service itself does.
     const db = createDb<TokensDatabase>({ url: database.url, schema: "tokens", poolSize: 1 });
     try {
+      // refreshMs 0: it reads the current key before every token, so it signs with the rotated key at once.
       const signer = new SessionTokenSigner(
         db,
         sealerFromEnv("tokens", { ENCRYPTION_KEYS: encryptionKeys }, silentLogger),
+        { refreshMs: 0 },
       );
       const before = await signer.sign(sessionClaims());
       const rotated = await client.rotateSigningKey({});

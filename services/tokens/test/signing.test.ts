@@ -141,13 +141,44 @@ describe("SessionTokenSigner", () => {
     expect((await verifySessionToken(after, keys)).sub).toBe(sessionClaims().sub);
   });
 
-  it("notices a rotation made by another replica", async () => {
-    const mine = await signer.sign(sessionClaims());
-    const otherReplica = newSigner(t.openPool(), sealer);
-    const rotatedRow = await otherReplica.rotate();
-    const next = await signer.sign(sessionClaims());
+  it("notices a rotation made by another replica once its refresh interval has passed", async () => {
+    let now = 1_000_000;
+    const mine = newSigner(t.db, sealer, { refreshMs: 5_000, now: () => now });
+    const first = await mine.sign(sessionClaims());
+    const rotatedRow = await newSigner(t.openPool(), sealer).rotate();
+
+    now += 4_999; // within the interval: the key it had, retired but still verifying
+    const stale = await mine.sign(sessionClaims());
+    expect(kidOf(stale)).toBe(kidOf(first));
+    expect((await verifySessionToken(stale, keySet(await service().getSigningKeys()))).sub).toBe(
+      sessionClaims().sub,
+    );
+
+    now += 1;
+    const next = await mine.sign(sessionClaims());
     expect(kidOf(next)).toBe(rotatedRow.kid);
-    expect(kidOf(next)).not.toBe(kidOf(mine));
+    expect(kidOf(next)).not.toBe(kidOf(first));
+  });
+
+  it("reads the current key once per refresh interval, not once per token", async () => {
+    let now = 1_000_000;
+    let reads = 0;
+    const counting = t.db.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === "SelectQueryNode") reads++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const mine = newSigner(counting, sealer, { refreshMs: 5_000, now: () => now });
+    await mine.sign(sessionClaims());
+    expect(reads).toBeGreaterThan(0);
+    reads = 0;
+    for (let i = 0; i < 20; i++) await mine.sign(sessionClaims());
+    expect(reads).toBe(0);
+    now += 5_000;
+    await mine.sign(sessionClaims());
+    expect(reads).toBe(1);
   });
 
   it("stops publishing a retired key once its grace period is over", async () => {

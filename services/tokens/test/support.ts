@@ -6,7 +6,7 @@ import { ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { migrations } from "../src/migrations/index.js";
 import type { TokensDatabase } from "../src/schema.js";
-import { SessionTokenSigner } from "../src/signing-keys.js";
+import { SessionTokenSigner, type SignerOptions } from "../src/signing-keys.js";
 
 export type TokensTestDb = ServiceTestDb<TokensDatabase>;
 
@@ -24,8 +24,12 @@ export function testSealer(): Sealer {
   return createSealer([{ id: "test", key: randomBytes(32) }], "test");
 }
 
-export function newSigner(db: Kysely<TokensDatabase>, sealer: Sealer = testSealer()): SessionTokenSigner {
-  return new SessionTokenSigner(db, sealer);
+export function newSigner(
+  db: Kysely<TokensDatabase>,
+  sealer: Sealer = testSealer(),
+  options?: SignerOptions,
+): SessionTokenSigner {
+  return new SessionTokenSigner(db, sealer, options);
 }
 
 /** The claims the minting code gives a session token (the signer adds iss, aud and iat). */
