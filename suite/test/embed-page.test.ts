@@ -70,6 +70,33 @@ describe("the embed page", () => {
     expect((await suite.request("POST", `/embed/${embed_id}/session`)).status).toBe(200);
   });
 
+  it("takes the visitor's language over the embed's default, and refuses a bad one as the token endpoint does", async () => {
+    const { embed_id } = await embed({ avatar_id: ADA, is_sandbox: true, default_language: "en" });
+    const languageOf = (token: string) => {
+      const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
+      return JSON.stringify(claims).match(/"language":"([^"]+)"/)?.[1];
+    };
+    const mintWith = (body?: unknown) =>
+      suite.request("POST", `/embed/${embed_id}/session`, body === undefined ? {} : { body });
+    const fallback = await mintWith();
+    expect(languageOf((await json(fallback)).data.session_token)).toBe("en");
+    const chosen = await mintWith({ language: "ja" });
+    expect(chosen.status).toBe(200);
+    expect(languageOf((await json(chosen)).data.session_token)).toBe("ja");
+
+    const unknown = await mintWith({ language: "xx-nope" });
+    expect(unknown.status).toBe(400);
+    const wrongType = await mintWith({ language: 5 });
+    expect(wrongType.status).toBe(422);
+    expect((await json(wrongType)).detail[0]).toMatchObject({
+      loc: ["body", "language"],
+      type: "string_type",
+    });
+    const notJson = await mintWith("not json");
+    expect(notJson.status).toBe(422);
+    expect((await json(notJson)).detail[0].type).toBe("json_invalid");
+  });
+
   it("answers 404 for an unknown embed and 422 for an id that is not a UUID, on both", async () => {
     const unknown = crypto.randomUUID();
     for (const [method, path] of [

@@ -22,6 +22,7 @@ export const embedPageRoutes = [
     cors: true,
     optionalBody: true,
     params: page.embedPagePath,
+    body: page.embedSessionBody,
     handle: page.mintEmbedSession,
   }),
 ];

@@ -7,6 +7,11 @@ import * as s from "../schema/index.js";
 
 export const embedPagePath = s.path({ embed_id: s.uuid() });
 
+/** A visitor's choice of language; without it the embed's default_language. */
+export const embedSessionBody = s.object("EmbedSessionRequest", {
+  language: s.string().nullable().optional(),
+});
+
 type Ctx = RequestContext<s.Infer<typeof embedPagePath>, unknown, unknown>;
 
 export async function showEmbedPage(ctx: Ctx): Promise<RouteResult> {
@@ -21,7 +26,12 @@ export async function showEmbedPage(ctx: Ctx): Promise<RouteResult> {
   };
 }
 
-export async function mintEmbedSession(ctx: Ctx): Promise<RouteResult> {
-  const minted = await ctx.clients.tokens.mintEmbedSessionToken({ embedId: ctx.params.embed_id });
+export async function mintEmbedSession(
+  ctx: RequestContext<s.Infer<typeof embedPagePath>, unknown, s.Infer<typeof embedSessionBody>>,
+): Promise<RouteResult> {
+  const minted = await ctx.clients.tokens.mintEmbedSessionToken({
+    embedId: ctx.params.embed_id,
+    ...(ctx.body.language ? { language: ctx.body.language } : {}),
+  });
   return { data: { session_id: minted.sessionId, session_token: minted.sessionToken } };
 }
