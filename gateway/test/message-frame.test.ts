@@ -1,7 +1,7 @@
 import { ClientFrameSchema, ConnectionKind } from "@avatar/contracts/pipeline";
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { messageFrame } from "../src/ws/message-frame.js";
+import { FRAME_OVERHEAD_BYTES, messageFrame, relayFits } from "../src/ws/message-frame.js";
 
 describe("messageFrame", () => {
   it("is a ClientFrame carrying the message as its json, byte for byte", () => {
@@ -13,5 +13,17 @@ describe("messageFrame", () => {
       json,
       connection: ConnectionKind.UNSPECIFIED,
     });
+  });
+
+  it("adds less than FRAME_OVERHEAD_BYTES around a message, with the longest ids the gateway makes", () => {
+    const message = Buffer.alloc(1024 * 1024, 0x20);
+    const frame = messageFrame(crypto.randomUUID(), crypto.randomUUID(), message);
+    expect(frame.length - message.length).toBeLessThan(FRAME_OVERHEAD_BYTES);
+  });
+
+  it("says whether a framed message fits the bus: NATS's 1 MiB default does not fit a 1 MiB message", () => {
+    expect(relayFits(1024 * 1024, 1024 * 1024)).toBe(false);
+    expect(relayFits(1024 * 1024, 8 * 1024 * 1024)).toBe(true);
+    expect(relayFits(1024 * 1024, Number.POSITIVE_INFINITY)).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import { toHttpError } from "../http/http-error.js";
 import { LIMIT_DEFAULT } from "../limits.js";
 import { type RateLimiter, rateLimitHeaders } from "../ratelimit/index.js";
 import { ClientSocket } from "./client-socket.js";
+import { relayFits } from "./message-frame.js";
 import { refuseUpgrade } from "./refuse.js";
 import { redeemTicket } from "./ticket.js";
 
@@ -40,6 +41,13 @@ export interface RealtimeBridge {
 export function attachRealtimeBridge(server: Server, deps: BridgeDeps): RealtimeBridge {
   // maxPayload: a larger message closes the socket with 1009 (Message Too Big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.WS_MAX_MESSAGE_BYTES });
+  if (!relayFits(deps.config.WS_MAX_MESSAGE_BYTES, deps.bus.maxPayload())) {
+    // Checked here rather than enforced: the limit belongs to the NATS server's configuration.
+    deps.log.warn("the bus cannot carry the largest event-socket message; raise NATS max_payload", {
+      wsMaxMessageBytes: deps.config.WS_MAX_MESSAGE_BYTES,
+      busMaxPayload: deps.bus.maxPayload(),
+    });
+  }
   const sockets = new Set<ClientSocket>();
   let closing = false;
   // A session's end reaches its sockets from the worker; this covers a worker that died with it.

@@ -17,3 +17,13 @@ export function messageFrame(sessionId: string, connectionId: string, utf8Json: 
     .bytes(utf8Json)
     .finish();
 }
+
+/**
+ * The most a frame adds around a message: three tags and length prefixes, and two ids of at most 64
+ * bytes (UUIDs are 36). NATS adds its own headers on top, which this margin also covers.
+ */
+export const FRAME_OVERHEAD_BYTES = 1024;
+
+/** Whether a message of `maxMessageBytes`, framed, fits one bus message of `busMaxPayload`. */
+export const relayFits = (maxMessageBytes: number, busMaxPayload: number): boolean =>
+  maxMessageBytes + FRAME_OVERHEAD_BYTES <= busMaxPayload;

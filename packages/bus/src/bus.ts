@@ -82,6 +82,8 @@ export interface Bus {
   readonly kind: "nats" | "memory";
   /** Current connection state; an in-process bus is connected until closed. */
   status(): BusStatus;
+  /** The largest message the bus carries, in bytes (NATS: the server's max_payload). */
+  maxPayload(): number;
 
   /** At-most-once fan-out to current subscribers. */
   publish(subject: string, data: Uint8Array, headers?: BusHeaders): void;

@@ -58,6 +58,10 @@ class MemoryBus implements Bus {
     return this.#lifecycle.closed ? "closed" : "connected";
   }
 
+  maxPayload(): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
   publish(subject: string, data: Uint8Array, headers?: BusHeaders): void {
     this.#lifecycle.assertUsable();
     this.#pubsub.publish(subject, data, headers);

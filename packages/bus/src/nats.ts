@@ -80,6 +80,9 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<Bus> {
   }
 }
 
+/** nats-server's default max_payload, for the moment before the server has sent its INFO. */
+const NATS_DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
 class NatsBus implements Bus {
   readonly kind = "nats" as const;
   readonly #lifecycle = new Lifecycle();
@@ -104,6 +107,10 @@ class NatsBus implements Bus {
 
   status(): BusStatus {
     return this.#lifecycle.closed ? "closed" : this.connectionStatus();
+  }
+
+  maxPayload(): number {
+    return this.nc.info?.max_payload ?? NATS_DEFAULT_MAX_PAYLOAD;
   }
 
   publish(subject: string, data: Uint8Array, headers?: BusHeaders): void {

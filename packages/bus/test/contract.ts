@@ -57,6 +57,16 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       expect(bus.status()).toBe("connected");
     });
 
+    it("carries a message as large as maxPayload says (tried up to 2 MiB)", async () => {
+      const size = Math.min(bus.maxPayload() - 1024, 2 * 1024 * 1024);
+      expect(size).toBeGreaterThan(0);
+      const got: BusMessage[] = [];
+      bus.subscribe(`t.${id}.big`, (m) => void got.push(m));
+      bus.publish(`t.${id}.big`, new Uint8Array(size).fill(7));
+      await waitFor("the large message", () => got.length === 1);
+      expect(got[0]?.data.length).toBe(size);
+    });
+
     describe("publish/subscribe", () => {
       it("fans out to every subscriber with subject, data and headers", async () => {
         const a: BusMessage[] = [];

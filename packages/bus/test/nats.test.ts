@@ -39,6 +39,12 @@ describe.skipIf(!available)("nats", () => {
 
   busLoggingContract("nats", (logger) => connectNatsBus({ url: server.url, logger, timeoutMs: TIMEOUT_MS }));
 
+  it("reports the server's max_payload (the test server's 8MB)", async () => {
+    const bus = await connect();
+    expect(bus.maxPayload()).toBe(8 * 1024 * 1024);
+    await bus.close();
+  });
+
   it("createBusFromEnv gives the NATS bus for a URL", async () => {
     const bus = await createBusFromEnv(server.url, { logger: recordingLogger().logger });
     expect(bus.kind).toBe("nats");
