@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EventClient } from "./realtime-client.js";
 import { start, stopSession } from "./realtime-support.js";
 import { ADA, bearer, CHLOE, grant, key, sessionEntry } from "./sessions-support.js";
-import { json, startTestSuite, type TestSuite } from "./support.js";
+import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
 
 /** An embed's page and the sessions its visitors run, without any credential, over real HTTP. */
 
@@ -14,6 +14,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await suite?.stop();
 });
+// The visitors' endpoint is limited per client IP (10/s), and every test here comes from one address.
+beforeEach(atNextSecond);
 
 async function embed(body: Record<string, unknown>): Promise<{ embed_id: string; url: string }> {
   const res = await suite.request("POST", "/v2/embeddings", { headers: key(suite.apiKey), body });
@@ -119,7 +121,9 @@ describe("the embed page", () => {
 
   it("gives a visitor a session token, which cannot mint tokens (403)", async () => {
     const { embed_id } = await embed({ avatar_id: ADA, is_sandbox: true });
-    const minted = (await json(await suite.request("POST", `/embed/${embed_id}/session`))).data;
+    const mintRes = await suite.request("POST", `/embed/${embed_id}/session`);
+    expect(mintRes.status).toBe(200);
+    const minted = (await json(mintRes)).data;
     const res = await suite.request("POST", "/v1/sessions/token", {
       headers: bearer(minted.session_token),
       body: { avatar_id: ADA },
