@@ -6,6 +6,7 @@ import {
   onShutdownSignal,
   readProcessConfig,
   serviceUrlsFrom,
+  startOrExit,
 } from "@avatar/runtime";
 import { readGatewayConfig } from "./config.js";
 import { startGateway } from "./server.js";
@@ -23,17 +24,24 @@ try {
   process.exit(2);
 }
 const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "gateway" } });
-const bus = await connectBus({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE }, "gateway", log);
-if (!config.NATS_URL) log.warn("NATS_URL not set: rate limits count per process");
-const running = await startGateway({
-  clients: createClients(serviceUrlsFrom(config)),
-  bus,
-  log,
-  config: gatewayConfig,
-  port: config.PORT,
-  host: config.HOST,
+const { bus, running } = await startOrExit(log, async () => {
+  const bus = await connectBus(
+    { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
+    "gateway",
+    log,
+  );
+  if (!config.NATS_URL) log.warn("NATS_URL not set: rate limits count per process");
+  const running = await startGateway({
+    clients: createClients(serviceUrlsFrom(config)),
+    bus,
+    log,
+    config: gatewayConfig,
+    port: config.PORT,
+    host: config.HOST,
+  });
+  log.info("gateway listening", { url: running.url });
+  return { bus, running };
 });
-log.info("gateway listening", { url: running.url });
 onShutdownSignal(log, async () => {
   await running.close();
   await bus.close();

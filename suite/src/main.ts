@@ -1,5 +1,5 @@
 import { readGatewayConfig } from "@avatar/gateway";
-import { ConfigError, createLogger, onShutdownSignal, readProcessConfig } from "@avatar/runtime";
+import { ConfigError, createLogger, onShutdownSignal, readProcessConfig, startOrExit } from "@avatar/runtime";
 import { seedDemoSpace } from "./demo.js";
 import { startSuite } from "./start-suite.js";
 
@@ -18,15 +18,18 @@ try {
 }
 
 const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "suite" } });
-const suite = await startSuite({
-  log,
-  dataDir: config.DATA_DIR,
-  gatewayPort: config.PORT,
-  gatewayHost: config.HOST,
-  gatewayConfig,
-  ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
-  ...(config.NATS_URL ? { natsUrl: config.NATS_URL, natsNamespace: config.NATS_NAMESPACE } : {}),
-});
+// startSuite stops what it had started before it rejects, so exiting leaves nothing behind.
+const suite = await startOrExit(log, () =>
+  startSuite({
+    log,
+    dataDir: config.DATA_DIR,
+    gatewayPort: config.PORT,
+    gatewayHost: config.HOST,
+    gatewayConfig,
+    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
+    ...(config.NATS_URL ? { natsUrl: config.NATS_URL, natsNamespace: config.NATS_NAMESPACE } : {}),
+  }),
+);
 onShutdownSignal(log, suite.stop);
 
 const demo = await seedDemoSpace(suite.clients, process.env.AVATAR_DEMO_API_KEY || undefined);

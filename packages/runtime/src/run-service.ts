@@ -1,7 +1,7 @@
 import { connectBus } from "./bus.js";
 import { createClients } from "./clients.js";
 import { ConfigError } from "./config.js";
-import { createLogger } from "./log.js";
+import { createLogger, type Logger } from "./log.js";
 import { readProcessConfig, serviceUrlsFrom } from "./process-config.js";
 import { listen } from "./server.js";
 import { type ServiceModule, startService } from "./service.js";
@@ -13,33 +13,50 @@ import { onShutdownSignal } from "./shutdown.js";
  */
 export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<void> {
   let config: ReturnType<typeof readProcessConfig>;
+  let databaseUrl: string;
   try {
     config = readProcessConfig();
-    if (!config.DATABASE_URL)
-      throw new ConfigError(["DATABASE_URL is required when a service runs on its own"]);
+    databaseUrl = config.DATABASE_URL ?? "";
+    if (!databaseUrl) throw new ConfigError(["DATABASE_URL is required when a service runs on its own"]);
   } catch (err) {
     process.stderr.write(`${module.name}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   }
   const log = createLogger({ level: config.LOG_LEVEL, fields: { process: module.name } });
-  const bus = await connectBus(
-    { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
-    module.name,
-    log,
-  );
-  if (!config.NATS_URL) log.warn("NATS_URL not set: events stay inside this process");
-  const listening = await listen({ port: config.PORT, host: config.HOST });
-  const running = await startService(module, {
-    databaseUrl: config.DATABASE_URL,
-    bus,
-    log,
-    clients: createClients(serviceUrlsFrom(config)),
-    env: process.env,
-    listening,
+  const { bus, running } = await startOrExit(log, async () => {
+    const bus = await connectBus(
+      { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
+      module.name,
+      log,
+    );
+    if (!config.NATS_URL) log.warn("NATS_URL not set: events stay inside this process");
+    const listening = await listen({ port: config.PORT, host: config.HOST });
+    const running = await startService(module, {
+      databaseUrl,
+      bus,
+      log,
+      clients: createClients(serviceUrlsFrom(config)),
+      env: process.env,
+      listening,
+    });
+    log.info("listening", { url: listening.url });
+    return { bus, running };
   });
-  log.info("listening", { url: listening.url });
   onShutdownSignal(log, async () => {
     await running.stop();
     await bus.close();
   });
+}
+
+/**
+ * Runs a process's start-up; when it fails (Postgres or NATS unreachable, port taken) the process says so
+ * in one error log line and exits 1, instead of dying on an unhandled rejection with a stack dump.
+ */
+export async function startOrExit<T>(log: Logger, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    log.error("could not start", { err });
+    process.exit(1);
+  }
 }
