@@ -4,19 +4,24 @@ import { importJWK, SignJWT } from "jose";
 import { describe, expect, it, vi } from "vitest";
 import { SessionTokenVerifier } from "../src/auth/session-tokens.js";
 
-/** A signing key as the tokens service publishes it, and a signer using its private half. */
-function keyPair() {
+/**
+ * A signing key as the tokens service publishes it, and a signer using its private half. Tokens are
+ * stamped on `clock` (the machine's unless a test gives the one its verifier runs on).
+ */
+function keyPair(clock: () => number = Date.now) {
   const kid = randomUUID();
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
   const published = { kid, alg: "EdDSA", publicJwk: JSON.stringify(publicKey.export({ format: "jwk" })) };
-  const sign = async (claims: Record<string, unknown>, expSeconds = 600) =>
-    new SignJWT(claims)
+  const sign = async (claims: Record<string, unknown>, expSeconds = 600) => {
+    const nowSeconds = Math.floor(clock() / 1000);
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: "EdDSA", kid })
       .setIssuer(SESSION_TOKEN_ISSUER)
       .setAudience(SESSION_TOKEN_AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + expSeconds)
+      .setIssuedAt(nowSeconds)
+      .setExpirationTime(nowSeconds + expSeconds)
       .sign(await importJWK(privateKey.export({ format: "jwk" }) as never, "EdDSA"));
+  };
   return { published, sign };
 }
 
@@ -51,24 +56,38 @@ describe("session-token verification in the gateway", () => {
   });
 
   it("fetches the keys again when a token names a new key (rotation), at most once per interval", async () => {
-    const old = keyPair();
-    const rotated = keyPair();
+    let now = Date.parse("2026-11-22T10:00:00.000Z");
+    const clock = () => now;
+    const old = keyPair(clock);
+    const rotated = keyPair(clock);
     let published = [old.published];
     const getSigningKeys = vi.fn(async () => ({ keys: published }));
-    let now = 0;
     const v = new SessionTokenVerifier({ getSigningKeys } as never, {
       refreshIntervalMs: 1000,
       now: () => now,
     });
     expect(await v.verify(await old.sign(claims))).not.toBeNull();
     published = [rotated.published, old.published];
-    now = 5000;
+    now += 5000;
     expect(await v.verify(await rotated.sign(claims))).not.toBeNull();
     expect(await v.verify(await old.sign(claims))).not.toBeNull();
     expect(getSigningKeys).toHaveBeenCalledTimes(2);
     // A token of an unknown key right after a refresh does not trigger another fetch.
-    expect(await v.verify(await keyPair().sign(claims))).toBeNull();
+    expect(await v.verify(await keyPair(clock).sign(claims))).toBeNull();
     expect(getSigningKeys).toHaveBeenCalledTimes(2);
+  });
+
+  it("judges expiry on its own clock", async () => {
+    let now = Date.parse("2026-11-22T10:00:00.000Z");
+    const k = keyPair(() => now);
+    const v = new SessionTokenVerifier({ getSigningKeys: async () => ({ keys: [k.published] }) } as never, {
+      now: () => now,
+    });
+    const token = await k.sign(claims, 60);
+    now += 59_000;
+    expect(await v.verify(token)).not.toBeNull();
+    now += 2_000;
+    expect(await v.verify(token)).toBeNull();
   });
 
   it("rejects expired, tampered and foreign tokens and garbage", async () => {

@@ -32,13 +32,19 @@ export class SessionTokenVerifier {
   /** The principal, or null when the token is not valid (bad signature, expired, foreign key). */
   async verify(token: string): Promise<SessionPrincipal | null> {
     try {
-      return this.principal(token, await verifySessionToken(token, await this.keySet()));
+      return this.principal(
+        token,
+        await verifySessionToken(token, await this.keySet(), new Date(this.now())),
+      );
     } catch (err) {
       if (!(err instanceof InvalidSessionTokenError)) throw err;
       if (!err.unknownKey || !this.mayRefresh()) return null;
     }
     try {
-      return this.principal(token, await verifySessionToken(token, await this.keySet(true)));
+      return this.principal(
+        token,
+        await verifySessionToken(token, await this.keySet(true), new Date(this.now())),
+      );
     } catch (err) {
       if (err instanceof InvalidSessionTokenError) return null;
       throw err;

@@ -39,11 +39,15 @@ export class InvalidSessionTokenError extends Error {
   }
 }
 
-/** Verifies signature, issuer, audience and expiry against a key set; throws InvalidSessionTokenError. */
+/**
+ * Verifies signature, issuer, audience and expiry against a key set; throws InvalidSessionTokenError.
+ * `now` is the caller's clock, the one its tokens are minted on (no default: a verifier on the machine's
+ * clock beside a minter on an injected one is how a token expires in a test but not in production).
+ */
 export async function verifySessionToken(
   token: string,
   keys: JSONWebKeySet,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<SessionTokenClaims> {
   try {
     const { payload } = await jwtVerify(token, createLocalJWKSet(keys), {

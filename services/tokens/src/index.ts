@@ -12,9 +12,19 @@ export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint
 export type { TokensDatabase } from "./schema.js";
 export { tierLimits } from "./tiers.js";
 
-export async function build(deps: ServiceDeps<TokensDatabase>): Promise<ServiceApp> {
+export interface TokensOptions {
+  /** The service's one clock, milliseconds since the epoch: minting, signing and verifying read it. */
+  now?: () => number;
+}
+
+export async function build(
+  deps: ServiceDeps<TokensDatabase>,
+  options: TokensOptions = {},
+): Promise<ServiceApp> {
   const settings = readMintSettings(deps.env);
-  const signer = new SessionTokenSigner(deps.db, sealerFromEnv("tokens", deps.env, deps.log));
+  const signer = new SessionTokenSigner(deps.db, sealerFromEnv("tokens", deps.env, deps.log), {
+    ...(options.now ? { now: options.now } : {}),
+  });
   await signer.ensureKey();
   const mint = mintService({ db: deps.db, signer, clients: deps.clients, log: deps.log, settings });
   return {
@@ -23,4 +33,8 @@ export async function build(deps: ServiceDeps<TokensDatabase>): Promise<ServiceA
   };
 }
 
-export const tokensModule: ServiceModule<TokensDatabase> = { name: "tokens", migrations, build };
+export const tokensModule: ServiceModule<TokensDatabase> = {
+  name: "tokens",
+  migrations,
+  build: (deps) => build(deps),
+};

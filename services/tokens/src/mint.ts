@@ -30,13 +30,12 @@ import type { SessionTokenSigner } from "./signing-keys.js";
 
 export interface MintDeps {
   db: Kysely<TokensDatabase>;
-  signer: Pick<SessionTokenSigner, "sign">;
+  /** Signs the token; its clock (`now`) also gives the token's lifetime. */
+  signer: Pick<SessionTokenSigner, "sign" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
   log: Logger;
   settings: MintSettings;
   languages?: LanguageCodes;
-  /** Milliseconds since the epoch (tests pin it). */
-  now?: () => number;
 }
 
 type Minted = Pick<MintSessionTokenResponse, "sessionId" | "sessionToken">;
@@ -76,7 +75,7 @@ export async function mintSessionToken(
   });
 
   const sessionId = randomUUID();
-  const nowSeconds = Math.floor((deps.now?.() ?? Date.now()) / 1000);
+  const nowSeconds = Math.floor(deps.signer.now() / 1000);
   const { startWindowSeconds, tokenGraceSeconds } = deps.settings;
   const sessionToken = await deps.signer.sign(
     sessionClaims({

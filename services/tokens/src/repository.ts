@@ -72,17 +72,12 @@ export function currentSigningKey(db: Db): Promise<SigningKeyRow | undefined> {
   return db.selectFrom("signing_keys").selectAll().where("current", "=", true).executeTakeFirst();
 }
 
-/** Keys that may still have live tokens: current ones, and those retired within `retiredWithinMs`. */
-export function verifyingKeys(db: Db, retiredWithinMs: number): Promise<SigningKeyRow[]> {
+/** Keys that may still have live tokens: current ones, and those retired after `retiredAfter`. */
+export function verifyingKeys(db: Db, retiredAfter: Date): Promise<SigningKeyRow[]> {
   return db
     .selectFrom("signing_keys")
     .selectAll()
-    .where((eb) =>
-      eb.or([
-        eb("retired_at", "is", null),
-        eb("retired_at", ">", sql<Date>`now() - make_interval(secs => ${retiredWithinMs / 1000})`),
-      ]),
-    )
+    .where((eb) => eb.or([eb("retired_at", "is", null), eb("retired_at", ">", retiredAfter)]))
     .orderBy("created_at", "desc")
     .execute();
 }
@@ -92,6 +87,7 @@ export async function installSigningKey(
   db: Kysely<TokensDatabase>,
   key: { kid: string; alg: string; public_jwk: string; private_jwk_sealed: string },
   onlyIfNone: boolean,
+  now: Date,
 ): Promise<SigningKeyRow> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('avatar.tokens.signing_key'))`.execute(trx);
@@ -99,7 +95,7 @@ export async function installSigningKey(
     if (existing && onlyIfNone) return existing;
     await trx
       .updateTable("signing_keys")
-      .set({ current: false, retired_at: sql`now()` })
+      .set({ current: false, retired_at: now })
       .where("current", "=", true)
       .execute();
     return trx

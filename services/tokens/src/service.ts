@@ -8,7 +8,7 @@ import { displayPrefix, generateApiKey, hashApiKey, isAcceptableApiKey } from ".
 import { apiKeyToProto, signingKeyToProto, spaceToProto } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { TokensDatabase } from "./schema.js";
-import { RETIRED_KEY_GRACE_MS, type SessionTokenSigner } from "./signing-keys.js";
+import type { SessionTokenSigner } from "./signing-keys.js";
 import { tierFromProto } from "./tiers.js";
 import { verifyWithDatabaseKeys } from "./verify.js";
 
@@ -160,7 +160,7 @@ export function tokensAdminService(
 
     async getSigningKeys() {
       await signer.ensureKey();
-      return { keys: (await repo.verifyingKeys(db, RETIRED_KEY_GRACE_MS)).map(signingKeyToProto) };
+      return { keys: (await signer.verifyingKeys()).map(signingKeyToProto) };
     },
 
     async rotateSigningKey() {
@@ -168,7 +168,7 @@ export function tokensAdminService(
     },
 
     async verifySessionToken(req) {
-      const claims = await verifyWithDatabaseKeys(db, req.sessionToken);
+      const claims = await verifyWithDatabaseKeys(signer, req.sessionToken);
       if (!claims) throw unauthenticated("invalid session token");
       return { claims };
     },

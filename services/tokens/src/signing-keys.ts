@@ -35,7 +35,11 @@ export const CURRENT_KEY_REFRESH_MS = 5_000;
 
 export interface SignerOptions {
   refreshMs?: number;
-  /** Milliseconds since the epoch (tests move it). */
+  /**
+   * Milliseconds since the epoch: the one clock of the tokens service (tests move it). It stamps `iat`,
+   * retirements and the key cache, and verification reads the same one (verify.ts), so a token minted
+   * at a time is judged at that time.
+   */
   now?: () => number;
 }
 
@@ -45,7 +49,7 @@ export class SessionTokenSigner {
     | { row: SigningKeyRow; key: Awaited<ReturnType<typeof importJWK>>; checkedAt: number }
     | undefined;
   private readonly refreshMs: number;
-  private readonly now: () => number;
+  readonly now: () => number;
 
   constructor(
     private readonly db: Kysely<TokensDatabase>,
@@ -59,13 +63,18 @@ export class SessionTokenSigner {
   async ensureKey(): Promise<SigningKeyRow> {
     return (
       (await repo.currentSigningKey(this.db)) ??
-      repo.installSigningKey(this.db, newKeyPair(this.sealer), true)
+      repo.installSigningKey(this.db, newKeyPair(this.sealer), true, new Date(this.now()))
     );
   }
 
   async rotate(): Promise<SigningKeyRow> {
     this.cached = undefined;
-    return repo.installSigningKey(this.db, newKeyPair(this.sealer), false);
+    return repo.installSigningKey(this.db, newKeyPair(this.sealer), false, new Date(this.now()));
+  }
+
+  /** The keys a token may be signed with: current ones and those retired within the grace period. */
+  verifyingKeys(): Promise<SigningKeyRow[]> {
+    return repo.verifyingKeys(this.db, new Date(this.now() - RETIRED_KEY_GRACE_MS));
   }
 
   async sign(claims: Omit<SessionTokenClaims, "iss" | "aud" | "iat">): Promise<string> {
@@ -74,7 +83,7 @@ export class SessionTokenSigner {
       .setProtectedHeader({ alg: row.alg, kid: row.kid, typ: "JWT" })
       .setIssuer(SESSION_TOKEN_ISSUER)
       .setAudience(SESSION_TOKEN_AUDIENCE)
-      .setIssuedAt()
+      .setIssuedAt(Math.floor(this.now() / 1000))
       .sign(key);
   }
 

@@ -3,20 +3,20 @@ import { type SessionTokenClaims, SessionTokenClaimsSchema } from "@avatar/contr
 import { InvalidSessionTokenError, verifySessionToken } from "@avatar/runtime";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { Kysely } from "kysely";
-import * as repo from "./repository.js";
-import type { TokensDatabase } from "./schema.js";
-import { RETIRED_KEY_GRACE_MS } from "./signing-keys.js";
+import type { SessionTokenSigner } from "./signing-keys.js";
 
-/** Verifies a session token against the keys in the database; null when it is not valid. */
+/**
+ * Verifies a session token against the keys in the database, on the signer's clock (the one that
+ * stamped it); null when it is not valid.
+ */
 export async function verifyWithDatabaseKeys(
-  db: Kysely<TokensDatabase>,
+  signer: Pick<SessionTokenSigner, "verifyingKeys" | "now">,
   token: string,
 ): Promise<SessionTokenClaims | null> {
-  const rows = await repo.verifyingKeys(db, RETIRED_KEY_GRACE_MS);
+  const rows = await signer.verifyingKeys();
   const keys = rows.map((r) => ({ ...r.public_jwk, kid: r.kid, alg: r.alg }));
   try {
-    const c = await verifySessionToken(token, { keys });
+    const c = await verifySessionToken(token, { keys }, new Date(signer.now()));
     return create(SessionTokenClaimsSchema, {
       sessionId: c.sub,
       spaceId: c.space_id,

@@ -186,7 +186,7 @@ describe("the tokens service on a real server", () => {
       };
       expect(jwks.keys.every((k) => !("d" in k))).toBe(true);
       for (const token of [before, after]) {
-        expect((await verifySessionToken(token, jwks)).sub).toBe(sessionClaims().sub);
+        expect((await verifySessionToken(token, jwks, new Date())).sub).toBe(sessionClaims().sub);
         expect((await client.verifySessionToken({ sessionToken: token })).claims?.sessionId).toBe(
           sessionClaims().sub,
         );

@@ -261,10 +261,11 @@ export interface TokensFixture {
   close(): Promise<void>;
 }
 
-export async function tokensFixture(): Promise<TokensFixture> {
+/** `now` is the clock the tokens service runs on in these tests (signing, lifetimes, verifying). */
+export async function tokensFixture(now?: () => number): Promise<TokensFixture> {
   const { db, database: testDb, close } = await openServiceDb<TokensDatabase>("tokens", migrations, 3);
   const sealer = createSealer([{ id: "test", key: randomBytes(32) }], "test");
-  const signer = new SessionTokenSigner(db, sealer);
+  const signer = new SessionTokenSigner(db, sealer, now ? { now } : {});
   await signer.ensureKey();
   await repo.insertSpace(db, { id: SPACE, name: "mine", tier: "free", max_session_duration: null });
   await repo.insertSpace(db, { id: OTHER_SPACE, name: "theirs", tier: "pro", max_session_duration: 900 });
@@ -276,13 +277,12 @@ export async function tokensFixture(): Promise<TokensFixture> {
   };
 }
 
-export function mintDeps(fixture: TokensFixture, world: World, now?: () => number): MintDeps {
+export function mintDeps(fixture: TokensFixture, world: World): MintDeps {
   return {
     db: fixture.db,
     signer: fixture.signer,
     clients: doubleClients(world),
     log: silentLogger,
     settings: defaultMintSettings,
-    ...(now ? { now } : {}),
   };
 }

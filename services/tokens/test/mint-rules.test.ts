@@ -38,18 +38,21 @@ type RequestInit = Exclude<MessageInitShape<typeof SessionRequestSchema>, Sessio
 
 const NOW_MS = Date.UTC(2026, 10, 22, 10, 0, 0);
 const NOW_S = NOW_MS / 1000;
+/** The tokens service's clock in these tests: NOW_MS unless a test moves it. */
+let clockMs = NOW_MS;
 
 let fixture: TokensFixture;
 let world: World;
 
 beforeAll(async () => {
-  fixture = await tokensFixture();
+  fixture = await tokensFixture(() => clockMs);
 });
 afterAll(async () => {
   await fixture.close();
 });
 beforeEach(() => {
   world = new World();
+  clockMs = NOW_MS;
 });
 
 const str = (value: string) => create(ValueSchema, { kind: { case: "stringValue", value } });
@@ -60,7 +63,7 @@ const vars = (map: Record<string, string>) => ({
 
 function mint(request: RequestInit, spaceId = SPACE) {
   return mintSessionToken(
-    mintDeps(fixture, world, () => NOW_MS),
+    mintDeps(fixture, world),
     create(MintSessionTokenRequestSchema, { spaceId, apiKeyId: API_KEY_ID, request }),
   );
 }
@@ -150,8 +153,19 @@ describe("a FULL request with defaults", () => {
   it("signs a token the tokens service's own keys verify", async () => {
     const { avatar } = fullSetup();
     const minted = await mint(fullRequest(avatar.id));
-    const claims = await verifyWithDatabaseKeys(fixture.db, minted.sessionToken);
+    const claims = await verifyWithDatabaseKeys(fixture.signer, minted.sessionToken);
     expect(claims).toMatchObject({ sessionId: minted.sessionId, spaceId: SPACE, mode: SessionMode.FULL });
+  });
+
+  it("judges the token's lifetime on the service's clock, not the machine's", async () => {
+    const { avatar } = fullSetup();
+    const minted = await mint(fullRequest(avatar.id));
+    const { exp, iat } = decodeJwt(minted.sessionToken);
+    expect(iat).toBe(NOW_S);
+    clockMs = (exp ?? 0) * 1000 - 1000;
+    expect(await verifyWithDatabaseKeys(fixture.signer, minted.sessionToken)).not.toBeNull();
+    clockMs = (exp ?? 0) * 1000 + 1000;
+    expect(await verifyWithDatabaseKeys(fixture.signer, minted.sessionToken)).toBeNull();
   });
 
   it("answers 404 for a space it does not know", async () => {

@@ -65,7 +65,7 @@ function behavesAsMint(level: () => { tokens: Client<typeof TokensService>; worl
     });
     const { keys } = await tokens.getSigningKeys({});
     const jwks = { keys: keys.map((k) => ({ ...(JSON.parse(k.publicJwk) as JWK), kid: k.kid, alg: k.alg })) };
-    const claims = await verifySessionToken(res.sessionToken, jwks);
+    const claims = await verifySessionToken(res.sessionToken, jwks, new Date());
     expect(claims.sub).toBe(res.sessionId);
     expect(world.sessions.map((s) => s.session.id)).toContain(res.sessionId);
     const verified = await tokens.verifySessionToken({ sessionToken: res.sessionToken });

@@ -76,7 +76,7 @@ describe("SessionTokenSigner", () => {
     expect(keys.keys).toHaveLength(1);
     expect(kidOf(token)).toBe(keys.keys[0]?.kid);
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: "EdDSA", typ: "JWT" });
-    const verified = await verifySessionToken(token, keys);
+    const verified = await verifySessionToken(token, keys, new Date());
     expect(verified).toMatchObject({ ...claims, iss: SESSION_TOKEN_ISSUER, aud: "avatar-session" });
     expect(verified.iat).toBeGreaterThan(0);
   });
@@ -90,14 +90,14 @@ describe("SessionTokenSigner", () => {
     const [header, payload, signature] = token.split(".") as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
     const forged = Buffer.from(JSON.stringify({ ...claims, space_id: "another" })).toString("base64url");
-    expect((await invalid(verifySessionToken(`${header}.${forged}.${signature}`, keys))).unknownKey).toBe(
-      false,
-    );
+    expect(
+      (await invalid(verifySessionToken(`${header}.${forged}.${signature}`, keys, new Date()))).unknownKey,
+    ).toBe(false);
 
     const otherDb = await openTokensDb();
     try {
       const stranger = await newSigner(otherDb.db).sign(sessionClaims());
-      expect((await invalid(verifySessionToken(stranger, keys))).unknownKey).toBe(true);
+      expect((await invalid(verifySessionToken(stranger, keys, new Date()))).unknownKey).toBe(true);
     } finally {
       await otherDb.close();
     }
@@ -111,7 +111,7 @@ describe("SessionTokenSigner", () => {
       .setIssuer(SESSION_TOKEN_ISSUER)
       .setAudience("some-other-service")
       .sign(await importJWK(jwk, "EdDSA"));
-    await invalid(verifySessionToken(elsewhere, keySet(await service().getSigningKeys())));
+    await invalid(verifySessionToken(elsewhere, keySet(await service().getSigningKeys()), new Date()));
   });
 
   it("after rotation signs with the new key while tokens of the old key still verify", async () => {
@@ -137,8 +137,8 @@ describe("SessionTokenSigner", () => {
       .executeTakeFirst();
     expect(oldRow?.retired_at).toBeInstanceOf(Date);
     const keys = keySet(listed);
-    expect((await verifySessionToken(before, keys)).sub).toBe(sessionClaims().sub);
-    expect((await verifySessionToken(after, keys)).sub).toBe(sessionClaims().sub);
+    expect((await verifySessionToken(before, keys, new Date())).sub).toBe(sessionClaims().sub);
+    expect((await verifySessionToken(after, keys, new Date())).sub).toBe(sessionClaims().sub);
   });
 
   it("notices a rotation made by another replica once its refresh interval has passed", async () => {
@@ -150,7 +150,7 @@ describe("SessionTokenSigner", () => {
     now += 4_999; // within the interval: the key it had, retired but still verifying
     const stale = await mine.sign(sessionClaims());
     expect(kidOf(stale)).toBe(kidOf(first));
-    expect((await verifySessionToken(stale, keySet(await service().getSigningKeys()))).sub).toBe(
+    expect((await verifySessionToken(stale, keySet(await service().getSigningKeys()), new Date())).sub).toBe(
       sessionClaims().sub,
     );
 
@@ -192,7 +192,7 @@ describe("SessionTokenSigner", () => {
       .execute();
     const keys = keySet(await service().getSigningKeys());
     expect(keys.keys.map((k) => k.kid)).not.toContain(kidOf(old));
-    expect((await invalid(verifySessionToken(old, keys))).unknownKey).toBe(true);
+    expect((await invalid(verifySessionToken(old, keys, new Date()))).unknownKey).toBe(true);
     await failure(service().verifySessionToken({ sessionToken: old }));
   });
 
