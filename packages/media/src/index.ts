@@ -1,0 +1,2 @@
+export * from "./frames.js";
+export type { AvatarVideoGenerator, PhonemeMark } from "./video-generator.js";
