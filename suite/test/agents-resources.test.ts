@@ -358,6 +358,30 @@ describe("LLM configurations", () => {
       ["url_scheme", "body.base_url"],
     ]);
   });
+
+  it("422 for a base URL with user info or a fragment (our path would move into the fragment)", async () => {
+    const sid = await secretId();
+    for (const [base_url, msg] of <[string, string][]>[
+      ["http://user:pw@llm.example/v1", "Value error, URL must not contain a user name or password"],
+      [
+        "http://127.0.0.1:7001/avatar.tokens.v1.TokensService/RotateSigningKey#",
+        "Value error, URL must not contain a fragment (#)",
+      ],
+    ]) {
+      const body = { display_name: "x", model_name: "m", secret_id: sid, base_url };
+      const res = await call("POST", "/v1/llm-configurations", body);
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([
+        {
+          type: "value_error",
+          loc: ["body", "base_url"],
+          msg,
+          input: base_url,
+          ctx: { error: msg.slice(13) },
+        },
+      ]);
+    }
+  });
 });
 
 describe("embeds", () => {

@@ -105,7 +105,14 @@ describe("LLM configurations", () => {
 
   it("takes http and https base URLs only, and names within 255 characters", async () => {
     const base = await input();
-    for (const baseUrl of ["ftp://llm.example", "not a url", ""]) {
+    for (const baseUrl of [
+      "ftp://llm.example",
+      "not a url",
+      "",
+      "https://user:pw@llm.example/v1",
+      "https://llm.example/v1#",
+      "https://llm.example/v1#x",
+    ]) {
       await expectFailure(
         s.agents.createLlmConfiguration({ ...base, baseUrl }),
         Code.InvalidArgument,

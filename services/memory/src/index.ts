@@ -1,6 +1,12 @@
 import type { Subscription } from "@avatar/bus";
 import { MemoryService } from "@avatar/contracts/memory";
-import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import {
+  createEgressFetch,
+  readEgressPolicy,
+  type ServiceApp,
+  type ServiceDeps,
+  type ServiceModule,
+} from "@avatar/runtime";
 import { readMemoryConfig } from "./config.js";
 import { consumeSessionEnded } from "./consumer.js";
 import type { MemoryContext } from "./context.js";
@@ -31,6 +37,7 @@ export async function build(deps: ServiceDeps<MemoryDatabase>): Promise<ServiceA
       log: deps.log,
       preferredLlmName: config.MEMORY_LLM_CONFIGURATION_NAME,
       llmTimeoutMs: config.MEMORY_LLM_TIMEOUT_MS,
+      egress: createEgressFetch(readEgressPolicy(deps.env)),
       agents: {
         listLlmConfigurations: (req) => deps.clients.agents.listLlmConfigurations(req),
         revealSecret: (req) => deps.clients.agents.revealSecret(req),

@@ -3,6 +3,7 @@ import type {
   LlmConfiguration,
   RevealSecretResponse,
 } from "@avatar/contracts/agents";
+import { appendPath, EgressError, type EgressFetch } from "@avatar/runtime";
 import { formatTranscript, type TranscriptLine } from "./transcript-lines.js";
 
 /**
@@ -27,6 +28,8 @@ export interface ChatModel {
 
 export interface ChatOptions {
   timeoutMs: number;
+  /** The checked fetch (egress guard): a configuration's base_url reaches only allowed addresses. */
+  fetch: EgressFetch;
   /** The transcript sent to the model is cut to this many characters (its start and end kept). */
   maxTranscriptChars?: number;
   /** Longest summary kept from the model's answer. */
@@ -84,7 +87,7 @@ export async function chatCompletionSummary(
   };
   let res: Response;
   try {
-    res = await fetch(`${model.baseUrl}/chat/completions`, {
+    res = await options.fetch(appendPath(model.baseUrl, "chat/completions"), {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -95,6 +98,7 @@ export async function chatCompletionSummary(
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (err) {
+    if (err instanceof EgressError) throw new ChatCompletionError(`base_url refused: ${err.message}`);
     const reason = err instanceof Error && err.name === "TimeoutError" ? "timed out" : "could not be reached";
     throw new ChatCompletionError(`chat completions endpoint ${reason}`, { cause: err });
   }

@@ -1,4 +1,4 @@
-import type { Logger } from "@avatar/runtime";
+import type { EgressFetch, Logger } from "@avatar/runtime";
 import { extractiveSummary } from "./extractive-summarizer.js";
 import { type AgentsReader, chatCompletionSummary, findSpaceModel } from "./llm-summarizer.js";
 import type { TranscriptLine } from "./transcript-lines.js";
@@ -19,6 +19,8 @@ export interface SummarizerOptions {
   log: Logger;
   preferredLlmName?: string | undefined;
   llmTimeoutMs: number;
+  /** The egress guard every request to a configuration's base_url goes through. */
+  egress: EgressFetch;
 }
 
 /**
@@ -33,7 +35,10 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
         try {
           const model = await findSpaceModel(agents, spaceId, options.preferredLlmName);
           if (model) {
-            const text = await chatCompletionSummary(model, lines, { timeoutMs: options.llmTimeoutMs });
+            const text = await chatCompletionSummary(model, lines, {
+              timeoutMs: options.llmTimeoutMs,
+              fetch: options.egress,
+            });
             return { text, source: "llm" };
           }
         } catch (err) {

@@ -190,12 +190,39 @@ describe("the language model", () => {
     const chosen = await providersFor(s2, {
       ...ENV,
       PROVIDER_VENDORB_URL: "http://127.0.0.1:9/v1",
+      // The operator allowed the self-hosted model's loopback address.
+      EGRESS_ALLOW: new URL(chat.baseUrl).host,
     }).languageModel();
     expect(chosen?.modelName).toBe("my-model-7b");
     const request = await ask(chosen?.model as LanguageModel, chosen?.modelName ?? "");
     expect(request?.headers.authorization).toBe("Bearer space-llm-key-123");
     expect(request?.body?.model).toBe("my-model-7b");
     expect(fakes.calls).toEqual([`revealSecret ${secretId}`]);
+  });
+
+  it("refuses a stored LLM configuration's base_url on loopback unless the operator allowed it", async () => {
+    const session = new RecordingSession({});
+    const secretId = fakes.addSecret(session.spaceId, SecretType.VENDORB_API_KEY, "space-llm-key-123");
+    const llmConfigurationId = fakes.addLlmConfiguration(session.spaceId, {
+      modelName: "my-model-7b",
+      baseUrl: chat.baseUrl,
+      secretId,
+    });
+    const chosen = await providersFor(
+      new RecordingSession({ llmConfigurationId }, session.spaceId),
+      ENV,
+    ).languageModel();
+    const before = chat.requests.length;
+    const model = chosen?.model as LanguageModel;
+    const stream = model.stream({ model: "my-model-7b", messages: [] });
+    const error = await (async () => {
+      for await (const _ of stream) return undefined;
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      kind: "bad_request",
+      message: expect.stringContaining("base_url refused"),
+    });
+    expect(chat.requests.length).toBe(before);
   });
 
   it("runs the managed model on the space's newest vendorB secret, else on the managed key", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AgentsService } from "@avatar/contracts/agents";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { checkHttpUrl, checkName, checkText, missingResource } from "../checks.js";
+import { checkEgressUrl, checkName, checkText, missingResource } from "../checks.js";
 import { limits } from "../limits.js";
 import { ownLlmConfiguration, ownSecret } from "../references.js";
 import type { Db } from "../schema.js";
@@ -19,7 +19,7 @@ type LlmConfigurationRpcs = Pick<
 
 const FIELD = "llm_configuration_id";
 const checkBaseUrl = (value: string) =>
-  checkHttpUrl(checkText(value, "base_url", 1, limits.baseUrl), "base_url");
+  checkEgressUrl(checkText(value, "base_url", 1, limits.baseUrl), "base_url");
 
 /** A language model behind any OpenAI-compatible chat-completions endpoint, on a key of the space. */
 export function llmConfigurationRpcs(db: Db): LlmConfigurationRpcs {

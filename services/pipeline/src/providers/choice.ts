@@ -1,6 +1,6 @@
 import type { SessionConfig } from "@avatar/contracts/common";
 import type { LocalEspeakSynthesizer } from "@avatar/providers";
-import type { Clients, Logger } from "@avatar/runtime";
+import type { Clients, EgressFetch, Logger } from "@avatar/runtime";
 import type { Endpoint, ProviderName, ProviderSettings } from "./settings.js";
 import { type Key, SECRET_TYPES, type SpaceKeys } from "./space-keys.js";
 
@@ -14,6 +14,8 @@ export interface Choice {
   readonly log: Logger;
   /** Key values known to this session (managed and revealed): scrubbed from every provider error. */
   readonly secrets: Set<string>;
+  /** The checked fetch for customer-supplied URLs (an LLM configuration's base_url). */
+  readonly egress: EgressFetch;
   /** The process's local synthesizer (created on first use). */
   readonly local: () => LocalEspeakSynthesizer;
   /** Tells the client the session runs degraded (a `warning` event) and logs it. */

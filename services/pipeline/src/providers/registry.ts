@@ -1,5 +1,5 @@
 import { LocalEspeakSynthesizer } from "@avatar/providers";
-import type { Clients, Env, Logger } from "@avatar/runtime";
+import { type Clients, createEgressFetch, type Env, type Logger, readEgressPolicy } from "@avatar/runtime";
 import type { SessionContext } from "../realtime/mode.js";
 import type { Choice } from "./choice.js";
 import { chooseConversation } from "./conversation.js";
@@ -24,6 +24,7 @@ export interface RegistryDeps {
 export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
   const settings = readProviderSettings(deps.env);
   const managedKeys = Object.values(settings.endpoints).flatMap((e) => (e?.managedKey ? [e.managedKey] : []));
+  const egress = createEgressFetch(readEgressPolicy(deps.env));
   let local: LocalEspeakSynthesizer | undefined;
   const localSynthesizer = () => {
     if (!local) {
@@ -48,6 +49,7 @@ export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
       keys: new SpaceKeys(deps.clients.agents, ctx.spaceId, ctx.log, secrets),
       log: ctx.log,
       secrets,
+      egress,
       local: localSynthesizer,
       warn(type, message) {
         if (warned.has(message)) return;
