@@ -44,7 +44,12 @@ async function created(method: string, path: string, body?: unknown) {
 
 async function secretId(secret_type = "VENDORB_API_KEY"): Promise<string> {
   return (
-    await created("POST", "/v1/secrets", { secret_name: "k", secret_value: "sk-resources", secret_type })
+    await created("POST", "/v1/secrets", {
+      secret_name: "k",
+      secret_value: "sk-resources",
+      secret_type,
+      allowed_hosts: ["127.0.0.1"],
+    })
   ).id;
 }
 

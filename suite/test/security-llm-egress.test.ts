@@ -47,7 +47,12 @@ afterAll(async () => {
 async function llmConfiguration(baseUrl: string): Promise<string> {
   const secret = await suite.request("POST", "/v1/secrets", {
     headers: key(suite.apiKey),
-    body: { secret_name: "llm", secret_value: "sk-egress-test-0123456789", secret_type: "VENDORB_API_KEY" },
+    body: {
+      secret_name: "llm",
+      secret_value: "sk-egress-test-0123456789",
+      secret_type: "VENDORB_API_KEY",
+      allowed_hosts: ["127.0.0.1"],
+    },
   });
   const res = await suite.request("POST", "/v1/llm-configurations", {
     headers: key(suite.apiKey),

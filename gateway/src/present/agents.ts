@@ -137,6 +137,7 @@ export function presentSecret(s: Secret) {
     id: s.id,
     secret_name: s.secretName,
     secret_type: secretTypeName[s.secretType],
+    allowed_hosts: s.allowedHosts,
     created_at: isoTime(s.createdAt),
   };
 }

@@ -18,6 +18,8 @@ export * from "./request-id.js";
 export * from "./run-service.js";
 export * from "./sealing.js";
 export * from "./sealing-config.js";
+export * from "./secret-destinations.js";
+export * from "./secret-scrub.js";
 export * from "./server.js";
 export * from "./service.js";
 export * from "./session-token.js";

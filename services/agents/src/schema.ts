@@ -67,6 +67,8 @@ export interface SecretTable {
   sealed_value: string;
   /** The key that sealed it, so values under a retired key can be found and re-sealed. */
   key_id: string;
+  /** Hosts it may be sent to besides its provider's (host names or "*.domain"). */
+  allowed_hosts: ColumnType<string[], string[] | undefined, never>;
   created_at: CreatedAt;
 }
 

@@ -3,6 +3,7 @@ import { MemoryService } from "@avatar/contracts/memory";
 import {
   createEgressFetch,
   readEgressPolicy,
+  readSecretDestinations,
   type ServiceApp,
   type ServiceDeps,
   type ServiceModule,
@@ -38,6 +39,7 @@ export async function build(deps: ServiceDeps<MemoryDatabase>): Promise<ServiceA
       preferredLlmName: config.MEMORY_LLM_CONFIGURATION_NAME,
       llmTimeoutMs: config.MEMORY_LLM_TIMEOUT_MS,
       egress: createEgressFetch(readEgressPolicy(deps.env)),
+      destinations: readSecretDestinations(deps.env),
       agents: {
         listLlmConfigurations: (req) => deps.clients.agents.listLlmConfigurations(req),
         revealSecret: (req) => deps.clients.agents.revealSecret(req),

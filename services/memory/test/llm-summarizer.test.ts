@@ -1,5 +1,5 @@
 import { AgentsService } from "@avatar/contracts/agents";
-import { createEgressFetch, type EgressFetch, egressPolicy } from "@avatar/runtime";
+import { createEgressFetch, type EgressFetch, egressPolicy, readSecretDestinations } from "@avatar/runtime";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { extractiveSummary } from "../src/extractive-summarizer.js";
@@ -55,6 +55,7 @@ function summarizer(
     llmTimeoutMs: options.timeoutMs ?? 10_000,
     preferredLlmName: options.preferredName,
     egress: options.egress ?? loopbackEgress(),
+    destinations: readSecretDestinations({}),
   });
 }
 
@@ -82,6 +83,32 @@ describe("the base_url goes through the egress guard", () => {
     );
     expect((await s.summarize(SPACE_A, lines)).source).toBe("extractive");
     expect(chat.requests).toHaveLength(0);
+  });
+});
+
+describe("the configuration's secret (finding 2)", () => {
+  it("is never sent to a host the secret is not bound to: no request, the extractive summary", async () => {
+    const s = summarizer();
+    agents.addConfiguration(
+      { spaceId: SPACE_A, secretId: uuid(), baseUrl: chat.baseUrl, modelName: MODEL },
+      API_KEY,
+      [],
+    );
+    expect((await s.summarize(SPACE_A, lines)).source).toBe("extractive");
+    expect(chat.requests).toHaveLength(0);
+    expect(logs.lines.join("\n")).toContain("may not be sent");
+  });
+
+  it("echoed back by the model, as it is or JSON-escaped, is scrubbed before the summary is kept", async () => {
+    const s = summarizer();
+    agents.addConfiguration(
+      { spaceId: SPACE_A, secretId: uuid(), baseUrl: chat.baseUrl, modelName: MODEL },
+      API_KEY,
+    );
+    const escaped = [...API_KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    chat.behaviour = { kind: "answer", text: `The key is ${API_KEY}. Escaped: "${escaped}".` };
+    const summary = await s.summarize(SPACE_A, lines);
+    expect(summary).toEqual({ text: 'The key is [secret]. Escaped: "[secret]".', source: "llm" });
   });
 });
 
@@ -239,7 +266,12 @@ describe("falls back to the extractive summary", () => {
   });
 
   it("without an agents service at all", async () => {
-    const s = createSummarizer({ log: collectingLogger().log, llmTimeoutMs: 1000, egress: loopbackEgress() });
+    const s = createSummarizer({
+      log: collectingLogger().log,
+      llmTimeoutMs: 1000,
+      egress: loopbackEgress(),
+      destinations: readSecretDestinations({}),
+    });
     logs = collectingLogger();
     expect(await s.summarize(SPACE_A, lines)).toEqual(extractive);
   });

@@ -1,7 +1,7 @@
 /** Shared setup of the memory tests: a migrated `memory` schema and a context wired to test doubles. */
 import { AgentsService } from "@avatar/contracts/agents";
 import { SessionsService, TranscriptEntrySchema } from "@avatar/contracts/sessions";
-import { createEgressFetch, egressPolicy, errorDetailOf } from "@avatar/runtime";
+import { createEgressFetch, egressPolicy, errorDetailOf, readSecretDestinations } from "@avatar/runtime";
 import {
   callDirectly,
   collectingLogger,
@@ -72,6 +72,7 @@ export function harness(
       llmTimeoutMs: options.llmTimeoutMs ?? 10_000,
       preferredLlmName: options.preferredLlmName,
       egress: loopbackEgress(),
+      destinations: readSecretDestinations({}),
     }),
   };
   return { ctx, sessions, agents, logs };

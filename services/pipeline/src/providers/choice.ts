@@ -34,7 +34,7 @@ export async function accessTo(choice: Choice, name: ProviderName): Promise<Acce
   const type = (
     SECRET_TYPES as Partial<Record<ProviderName, (typeof SECRET_TYPES)[keyof typeof SECRET_TYPES]>>
   )[name];
-  const own = type === undefined ? undefined : await choice.keys.ofType(type);
+  const own = type === undefined ? undefined : await choice.keys.ofType(type, endpoint.url);
   if (own) return { endpoint, key: own };
   if (endpoint.managedKey) return { endpoint, key: { value: endpoint.managedKey, source: "managed" } };
   return undefined;
@@ -49,5 +49,5 @@ export async function accessWithSecret(
 ): Promise<Access | undefined> {
   const endpoint = choice.settings.endpoints[name];
   if (!endpoint) return undefined;
-  return { endpoint, key: await choice.keys.named(secretId, provider) };
+  return { endpoint, key: await choice.keys.named(secretId, provider, endpoint.url) };
 }

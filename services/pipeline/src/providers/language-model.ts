@@ -75,7 +75,9 @@ async function fromConfiguration(choice: Choice, id: string): Promise<ChosenMode
       `the LLM configuration ${id} no longer exists`,
       "bad_request",
     );
-  const key = stored.secretId ? await choice.keys.named(stored.secretId, "llm-configuration") : undefined;
+  const key = stored.secretId
+    ? await choice.keys.named(stored.secretId, "llm-configuration", stored.baseUrl)
+    : undefined;
   choice.log.info("language model chosen", {
     provider: "llm-configuration",
     llm_configuration_id: id,

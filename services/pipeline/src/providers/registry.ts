@@ -1,5 +1,12 @@
 import { LocalEspeakSynthesizer } from "@avatar/providers";
-import { type Clients, createEgressFetch, type Env, type Logger, readEgressPolicy } from "@avatar/runtime";
+import {
+  type Clients,
+  createEgressFetch,
+  type Env,
+  type Logger,
+  readEgressPolicy,
+  readSecretDestinations,
+} from "@avatar/runtime";
 import type { SessionContext } from "../realtime/mode.js";
 import type { Choice } from "./choice.js";
 import { chooseConversation } from "./conversation.js";
@@ -25,6 +32,7 @@ export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
   const settings = readProviderSettings(deps.env);
   const managedKeys = Object.values(settings.endpoints).flatMap((e) => (e?.managedKey ? [e.managedKey] : []));
   const egress = createEgressFetch(readEgressPolicy(deps.env));
+  const destinations = readSecretDestinations(deps.env);
   let local: LocalEspeakSynthesizer | undefined;
   const localSynthesizer = () => {
     if (!local) {
@@ -46,7 +54,7 @@ export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
       spaceId: ctx.spaceId,
       settings,
       clients: deps.clients,
-      keys: new SpaceKeys(deps.clients.agents, ctx.spaceId, ctx.log, secrets),
+      keys: new SpaceKeys(deps.clients.agents, ctx.spaceId, ctx.log, secrets, destinations),
       log: ctx.log,
       secrets,
       egress,
