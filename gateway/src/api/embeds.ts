@@ -4,6 +4,7 @@ import type { RequestContext, RouteResult } from "../http/route.js";
 import { presentEmbed } from "../present/agents.js";
 import * as s from "../schema/index.js";
 import { spaceOf } from "./principal.js";
+import { MAX_DURATION_WIRE_LIMIT } from "./session-token.mapping.js";
 
 /**
  * POST /v2/embeddings: a stored session recipe behind a web page (`url`, served by the gateway at
@@ -51,8 +52,10 @@ export async function createEmbed(ctx: RequestContext<unknown, unknown, Body>): 
 /** The same limit, and the same 422, as the token request's max_session_duration. */
 async function checkDuration(ctx: RequestContext<unknown, unknown, Body>, spaceId: string, seconds: number) {
   const { space } = await ctx.clients.tokens.getSpace({ spaceId });
-  const limit = space?.maxSessionDuration ?? 0;
-  if (limit > 0 && seconds > limit) {
+  // Without a tier limit, the most the services can carry (an int32) is the bound.
+  const limit =
+    (space?.maxSessionDuration ?? 0) > 0 ? (space?.maxSessionDuration ?? 0) : MAX_DURATION_WIRE_LIMIT;
+  if (seconds > limit) {
     const msg = `Input should be less than or equal to ${limit}`;
     throw new HttpError(422, msg, [
       {

@@ -18,9 +18,12 @@ export const sessionListQuery = s.query({
   ...pageQuery,
 });
 
+/** Epoch milliseconds, exact as integers up to 2^53 - 1 (and an int64 on the way to the service). */
+const timestamp = () => s.int({ ge: 0, le: Number.MAX_SAFE_INTEGER });
+
 export const transcriptQuery = s.query({
-  start_timestamp: s.int({ ge: 0 }).optional(),
-  end_timestamp: s.int({ ge: 0 }).optional(),
+  start_timestamp: timestamp().optional(),
+  end_timestamp: timestamp().optional(),
 });
 
 const sessionIdField = s.uuid().nullable().optional();

@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { inputErrorOf } from "./db-input-errors.js";
 import type { Logger } from "./log.js";
 import { serveRequestId } from "./request-id.js";
 
@@ -28,6 +29,14 @@ function logUnexpected(log: Logger): Interceptor {
           log.error("rpc failed", { procedure: req.url, err });
         }
         throw err;
+      }
+      const input = inputErrorOf(err);
+      if (input) {
+        log.warn("rpc refused a value the database cannot store", {
+          procedure: req.url,
+          reason: input.rawMessage,
+        });
+        throw input;
       }
       log.error("rpc failed unexpectedly", { procedure: req.url, err });
       throw new ConnectError("internal error", Code.Internal);
