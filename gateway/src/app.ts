@@ -2,8 +2,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Bus } from "@avatar/bus";
 import { type Clients, type Logger, requestIdFrom, runWithRequestContext } from "@avatar/runtime";
 import { ApiKeyAuthenticator } from "./auth/api-keys.js";
-import { type Authenticators, authenticate } from "./auth/authenticate.js";
+import { type Authenticators, authenticate, type FailureGuard } from "./auth/authenticate.js";
 import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
+import { AuthFailureBudget } from "./auth/failure-budget.js";
 import { SessionTokenVerifier } from "./auth/session-tokens.js";
 import type { GatewayConfig } from "./config.js";
 import { corsHeaders } from "./http/cors.js";
@@ -11,7 +12,7 @@ import { failure, success } from "./http/envelope.js";
 import { HttpError, toHttpError } from "./http/http-error.js";
 import { parseRequest } from "./http/parse-request.js";
 import { sendJson, sendRaw } from "./http/respond.js";
-import type { Route } from "./http/route.js";
+import type { Principal, Route } from "./http/route.js";
 import { Router } from "./http/router.js";
 import {
   type CounterStore,
@@ -57,6 +58,16 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     apiKeys: new ApiKeyAuthenticator(deps.clients.tokens, { ttlMs: config.API_KEY_CACHE_TTL_MS }),
     sessionTokens: new SessionTokenVerifier(deps.clients.tokens),
   };
+  const failures = new AuthFailureBudget(limiter, config.AUTH_FAILURES_PER_IP, deps.now);
+  const failureGuard = (clientIp: string): FailureGuard => ({
+    lookup: (lookup) =>
+      failures.lookup(
+        clientIp,
+        lookup,
+        (refusal) => new HttpError(429, "Rate limit exceeded", undefined, rateLimitHeaders(refusal)),
+      ),
+    failed: () => failures.recordFailure(clientIp),
+  });
 
   async function serve(
     req: IncomingMessage,
@@ -90,17 +101,32 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     const { route, params } = found.match;
     if (route.cors) Object.assign(headers, corsHeaders(req, false));
 
-    // The limit is decided before anything else happens, so a rejected call has no effect.
+    // Who is asking is settled first, so the limit counts only verified credentials; anything else
+    // (none, junk, expired) counts against the client IP, whose failures also have a budget. Checking a
+    // credential changes nothing, and the limit is still decided before the operation does anything.
     const credentials = presentedCredentials(req, config.TRUST_PROXY);
+    let principal: Principal | undefined;
+    let authError: unknown;
+    try {
+      principal = await authenticate(
+        route.auth,
+        credentials,
+        authenticators,
+        failureGuard(credentials.clientIp),
+      );
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 429) throw err;
+      authError = err;
+    }
     const decision = await limiter.hit({
-      credential: rateLimitIdentity(credentials),
+      credential: rateLimitIdentity(principal, credentials),
       endpoint: `${route.method} ${route.path}`,
       limit: route.rateLimit,
     });
     Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
+    if (authError !== undefined || !principal) throw authError;
 
-    const principal = await authenticate(route.auth, credentials, authenticators);
     const parsed = await parseRequest(route, req, params, url.searchParams, config.MAX_BODY_BYTES);
     if (!parsed.ok) return sendJson(res, 422, validationErrorBody(parsed.issues), headers);
 

@@ -7,6 +7,11 @@ export const gatewaySettings = {
   TRUST_PROXY: env.bool({ default: false }),
   RATE_LIMIT_STORE_TIMEOUT_MS: env.int({ default: 100, min: 1, max: 5_000 }),
   API_KEY_CACHE_TTL_MS: env.int({ default: 10_000, min: 0, max: 300_000 }),
+  /**
+   * Failed authentications (invalid API keys or session tokens) per client IP and second, across all
+   * replicas; beyond it a key not already known valid is refused with 429 without being looked up.
+   */
+  AUTH_FAILURES_PER_IP: env.int({ default: 10, min: 1, max: 10_000 }),
   MAX_BODY_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),
   /** The largest event WebSocket message; a larger one closes the socket with 1009. */
   WS_MAX_MESSAGE_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),

@@ -31,11 +31,13 @@ describe("presented credentials", () => {
     expect(presentedCredentials(r, false).clientIp).toBe("10.0.0.7");
   });
 
-  it("counts by API key, then bearer, then cookie, then IP", () => {
-    expect(rateLimitIdentity({ apiKey: "k", bearer: "t", clientIp: "ip" })).toBe("key:k");
-    expect(rateLimitIdentity({ bearer: "t", cookie: "c", clientIp: "ip" })).toBe("token:t");
-    expect(rateLimitIdentity({ cookie: "c", clientIp: "ip" })).toBe("token:c");
-    expect(rateLimitIdentity({ clientIp: "ip" })).toBe("ip:ip");
+  it("counts a verified API key by its id, a verified session by its id, anything else by IP", () => {
+    const presented = { apiKey: "k", bearer: "t", clientIp: "ip" };
+    expect(rateLimitIdentity({ kind: "api_key", apiKeyId: "key-1" }, presented)).toBe("key:key-1");
+    expect(rateLimitIdentity({ kind: "session", sessionId: "s-1" }, presented)).toBe("token:s-1");
+    // Presented but not verified (junk, or not checked at all): the client IP.
+    expect(rateLimitIdentity(undefined, presented)).toBe("ip:ip");
+    expect(rateLimitIdentity({ kind: "anonymous" }, presented)).toBe("ip:ip");
   });
 });
 

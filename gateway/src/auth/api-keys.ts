@@ -9,6 +9,9 @@ export interface ApiKeyPrincipal {
   spaceId: string;
 }
 
+/** Wraps a lookup of the tokens service: may refuse it (throw), and sees its answer. */
+export type LookupGuard = (lookup: () => Promise<ApiKeyPrincipal | null>) => Promise<ApiKeyPrincipal | null>;
+
 export interface ApiKeyAuthOptions {
   /** How long a valid key is trusted without asking again (a revocation takes at most this long). */
   ttlMs?: number;
@@ -37,14 +40,18 @@ export class ApiKeyAuthenticator {
     this.cache = new TtlCache(options.maxEntries ?? 10_000, options.now);
   }
 
-  /** The key's principal, or null when the key is unknown or revoked. */
-  authenticate(apiKey: string): Promise<ApiKeyPrincipal | null> {
+  /**
+   * The key's principal, or null when the key is unknown or revoked. When the answer is not cached and
+   * the tokens service must be asked, the asking goes through `around` (the failed-auth budget), which
+   * may refuse by throwing.
+   */
+  authenticate(apiKey: string, around?: LookupGuard): Promise<ApiKeyPrincipal | null> {
     const id = createHash("sha256").update(apiKey).digest("hex");
     const cached = this.cache.get(id);
     if (cached !== undefined) return Promise.resolve(cached);
     const pending = this.inFlight.get(id);
     if (pending) return pending;
-    const lookup = this.lookup(apiKey)
+    const lookup = (around ? around(() => this.lookup(apiKey)) : this.lookup(apiKey))
       .then((principal) => {
         this.cache.set(id, principal, principal ? this.ttlMs : this.negativeTtlMs);
         return principal;

@@ -67,9 +67,10 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
     if (closing) return refuseUpgrade(socket, 503, "Service temporarily unavailable");
     if (!isWebSocketHandshake(req)) return refuseUpgrade(socket, 400, "Expected a WebSocket handshake");
 
+    // The upgrade takes no credential but its ticket: whatever headers it carries, it counts per IP.
     const credentials = presentedCredentials(req, deps.config.TRUST_PROXY);
     const decision = await deps.limiter.hit({
-      credential: rateLimitIdentity(credentials),
+      credential: rateLimitIdentity(undefined, credentials),
       endpoint: `GET ${EVENTS_PATH}`,
       limit: LIMIT_DEFAULT,
     });
