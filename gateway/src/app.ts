@@ -1,6 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Bus } from "@avatar/bus";
-import { type Clients, type Logger, requestIdFrom, runWithRequestContext } from "@avatar/runtime";
+import {
+  type Clients,
+  type Logger,
+  onApiKeyRevoked,
+  requestIdFrom,
+  runWithRequestContext,
+} from "@avatar/runtime";
 import { ApiKeyAuthenticator } from "./auth/api-keys.js";
 import { type Authenticators, authenticate, type FailureGuard } from "./auth/authenticate.js";
 import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
@@ -39,6 +45,8 @@ export interface Gateway {
   authenticators: Authenticators;
   /** Shared with the event WebSocket's upgrades (counted per client IP like other anonymous requests). */
   limiter: RateLimiter;
+  /** Stops listening to the bus. */
+  close(): Promise<void>;
 }
 
 /** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */
@@ -58,6 +66,8 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     apiKeys: new ApiKeyAuthenticator(deps.clients.tokens, { ttlMs: config.API_KEY_CACHE_TTL_MS }),
     sessionTokens: new SessionTokenVerifier(deps.clients.tokens),
   };
+  // Revocations reach every replica over the bus: the key stops authenticating here at once.
+  const revocations = onApiKeyRevoked(deps.bus, (r) => authenticators.apiKeys.revoke(r.apiKeyId));
   const failures = new AuthFailureBudget(limiter, config.AUTH_FAILURES_PER_IP, deps.now);
   const failureGuard = (clientIp: string): FailureGuard => ({
     lookup: (lookup) =>
@@ -140,6 +150,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       url,
       requestId,
       setCookie: (cookie) => cookies.push(cookie),
+      apiKeyRevoked: (apiKeyId) => authenticators.apiKeys.isRevoked(apiKeyId),
     });
     if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
     Object.assign(headers, result.headers);
@@ -165,7 +176,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     );
   };
 
-  return { handle, authenticators, limiter };
+  return { handle, authenticators, limiter, close: () => revocations.unsubscribe() };
 }
 
 function baseUrlOf(req: IncomingMessage, config: GatewayConfig): string {

@@ -43,6 +43,7 @@ export async function startGateway(
       // Upgraded sockets are no longer the HTTP server's: they are closed first, or close would wait.
       await bridge.close();
       await closeGracefully(server, 10_000);
+      await gateway.close();
     },
   };
 }

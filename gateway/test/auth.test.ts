@@ -129,4 +129,40 @@ describe("API-key cache", () => {
     await expect(a.authenticate("k")).rejects.toThrow(/down/);
     expect(await a.authenticate("k")).not.toBeNull();
   });
+
+  it("drops a revoked key from the cache at once, also when the revocation arrives during its lookup", async () => {
+    const authenticateApiKey = vi.fn(async () => found);
+    const a = new ApiKeyAuthenticator({ authenticateApiKey } as never, { ttlMs: 60_000 });
+    expect(await a.authenticate("k")).not.toBeNull();
+    a.revoke("key-1");
+    // Looked up again (not cached), and the tokens service's answer is overruled by what was heard.
+    expect(await a.authenticate("k")).toBeNull();
+    expect(authenticateApiKey).toHaveBeenCalledTimes(2);
+
+    let answer: (v: typeof found) => void = () => {};
+    const slow = new ApiKeyAuthenticator(
+      { authenticateApiKey: () => new Promise<typeof found>((r) => (answer = r)) } as never,
+      { ttlMs: 60_000 },
+    );
+    const pending = slow.authenticate("k");
+    slow.revoke("key-1");
+    answer(found);
+    expect(await pending).toBeNull();
+  });
+
+  it("knows whether the key that minted a session token is revoked, asking the tokens service once", async () => {
+    const getApiKey = vi.fn(async ({ apiKeyId }: { apiKeyId: string }) =>
+      apiKeyId === "gone"
+        ? { apiKey: { id: "gone", revokedAt: { seconds: 1n } } }
+        : { apiKey: { id: apiKeyId } },
+    );
+    const a = new ApiKeyAuthenticator({ getApiKey } as never);
+    expect(await a.isRevoked("live")).toBe(false);
+    expect(await a.isRevoked("live")).toBe(false);
+    expect(getApiKey).toHaveBeenCalledTimes(1);
+    expect(await a.isRevoked("gone")).toBe(true);
+    a.revoke("live");
+    expect(await a.isRevoked("live")).toBe(true);
+    expect(getApiKey).toHaveBeenCalledTimes(2);
+  });
 });

@@ -88,6 +88,10 @@ export async function startSession(
 ): Promise<RouteResult> {
   const { principal } = ctx;
   if (principal.kind !== "session") throw new HttpError(403, "This operation requires a session token");
+  // A token minted with a key that has since been revoked starts nothing (embed tokens have no key).
+  if (principal.apiKeyId && (await ctx.apiKeyRevoked(principal.apiKeyId))) {
+    throw new HttpError(401, "The API key that minted this session token has been revoked");
+  }
   const target = lifecycleTarget(principal, ctx.body);
   const res = await ctx.clients.sessions.startSession(target);
   ctx.setCookie(sessionCookie(principal.token, ctx.baseUrl));

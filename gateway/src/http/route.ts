@@ -33,6 +33,8 @@ export interface RequestContext<P, Q, B> {
   requestId: string;
   /** Cookies to set on the response. */
   setCookie(cookie: string): void;
+  /** True when the API key with this id has been revoked (or does not exist). */
+  apiKeyRevoked(apiKeyId: string): Promise<boolean>;
 }
 
 export interface RouteResult {

@@ -15,6 +15,7 @@ export * from "./paging.js";
 export * from "./process-config.js";
 export * from "./realtime.js";
 export * from "./request-id.js";
+export * from "./revocations.js";
 export * from "./run-service.js";
 export * from "./sealing.js";
 export * from "./sealing-config.js";

@@ -29,7 +29,8 @@ export async function build(
   const mint = mintService({ db: deps.db, signer, clients: deps.clients, log: deps.log, settings });
   return {
     name: "tokens",
-    routes: (router) => router.service(TokensService, { ...tokensAdminService(deps.db, signer), ...mint }),
+    routes: (router) =>
+      router.service(TokensService, { ...tokensAdminService(deps.db, signer, deps.bus), ...mint }),
   };
 }
 

@@ -49,7 +49,7 @@ describe("TokensService over an in-process Connect transport", () => {
     signer = newSigner(t.db);
     const log = createLogger({ sink: () => {} });
     const transport = createRouterTransport(
-      (router) => router.service(TokensService, tokensAdminService(t.db, signer)),
+      (router) => router.service(TokensService, tokensAdminService(t.db, signer, createMemoryBus())),
       { router: { interceptors: connectInterceptors(log) } },
     );
     client = createClient(TokensService, transport);

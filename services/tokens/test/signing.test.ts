@@ -1,3 +1,4 @@
+import { createMemoryBus } from "@avatar/bus";
 import { SessionMode } from "@avatar/contracts/common";
 import { type GetSigningKeysResponse, TokensService } from "@avatar/contracts/tokens";
 import { InvalidSessionTokenError, SESSION_TOKEN_ISSUER, verifySessionToken } from "@avatar/runtime";
@@ -35,7 +36,7 @@ beforeEach(async () => {
   signer = newSigner(t.db, sealer);
 });
 
-const service = () => callDirectly(TokensService, tokensAdminService(t.db, signer));
+const service = () => callDirectly(TokensService, tokensAdminService(t.db, signer, createMemoryBus()));
 
 /** The key set a gateway builds from GetSigningKeys. */
 function keySet(res: GetSigningKeysResponse): JSONWebKeySet {

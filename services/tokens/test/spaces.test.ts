@@ -1,3 +1,4 @@
+import { createMemoryBus } from "@avatar/bus";
 import { Tier, TokensService } from "@avatar/contracts/tokens";
 import { errorDetailOf } from "@avatar/runtime";
 import { callDirectly, type DirectCalls } from "@avatar/testkit";
@@ -12,7 +13,7 @@ let tokens: DirectCalls<typeof TokensService>;
 
 beforeAll(async () => {
   t = await openTokensDb();
-  tokens = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db)));
+  tokens = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db), createMemoryBus()));
 });
 afterAll(async () => {
   await t.close();
