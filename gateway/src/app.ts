@@ -17,6 +17,7 @@ import { corsHeaders } from "./http/cors.js";
 import { failure, success } from "./http/envelope.js";
 import { HttpError, toHttpError } from "./http/http-error.js";
 import { parseRequest } from "./http/parse-request.js";
+import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-url.js";
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { Principal, Route } from "./http/route.js";
 import { Router } from "./http/router.js";
@@ -53,6 +54,10 @@ export interface Gateway {
 export async function build(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
   const router = new Router(deps.routes);
+  const publicHosts = parsePublicHosts(config.PUBLIC_HOSTS);
+  if (!config.PUBLIC_BASE_URL && publicHosts.length === 0) {
+    log.warn("neither PUBLIC_BASE_URL nor PUBLIC_HOSTS is set: links are built for localhost only");
+  }
   const limiter = new RateLimiter({
     store:
       deps.rateLimitStore ??
@@ -146,7 +151,8 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       ...parsed.value,
       clients: deps.clients,
       log,
-      baseUrl: baseUrlOf(req, config),
+      baseUrl: publicBaseUrl(req, config, publicHosts),
+      https: requestIsHttps(req, config),
       url,
       requestId,
       setCookie: (cookie) => cookies.push(cookie),
@@ -177,13 +183,4 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
   };
 
   return { handle, authenticators, limiter, close: () => revocations.unsubscribe() };
-}
-
-function baseUrlOf(req: IncomingMessage, config: GatewayConfig): string {
-  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL;
-  const forwardedProto = config.TRUST_PROXY
-    ? (req.headers["x-forwarded-proto"] as string | undefined)
-    : undefined;
-  const proto = forwardedProto?.split(",")[0]?.trim() || "http";
-  return `${proto}://${req.headers.host ?? "localhost"}`;
 }

@@ -1,8 +1,13 @@
 import { type ConfigOf, type Env, env, readConfig } from "@avatar/runtime";
 
 export const gatewaySettings = {
-  /** The public address (e.g. https://api.example.com); else derived from each request's Host. */
+  /** The public address (e.g. https://api.example.com) of every absolute URL the gateway answers. */
   PUBLIC_BASE_URL: env.optionalUrl(),
+  /**
+   * Without PUBLIC_BASE_URL: the Host headers links may be built from (host or host:port, comma
+   * separated); unset, loopback names only. See http/public-url.ts.
+   */
+  PUBLIC_HOSTS: env.optionalString(),
   /** Behind a proxy: take the client IP from X-Forwarded-For and the scheme from X-Forwarded-Proto. */
   TRUST_PROXY: env.bool({ default: false }),
   RATE_LIMIT_STORE_TIMEOUT_MS: env.int({ default: 100, min: 1, max: 5_000 }),

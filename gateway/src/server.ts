@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { closeGracefully, trackResponses } from "@avatar/runtime";
 import { build, type Gateway, type GatewayDeps } from "./app.js";
+import { clientErrorAnswer, endWithError } from "./http/raw-response.js";
 import { routes } from "./routes.js";
 import { attachRealtimeBridge } from "./ws/bridge.js";
 
@@ -20,6 +22,12 @@ export async function startGateway(
   const gateway = await build({ ...deps, routes: deps.routes ?? routes });
   const server = http.createServer(gateway.handle);
   server.keepAliveTimeout = 65_000;
+  // Requests Node's parser refuses get the envelope too (Node's own answers have empty bodies).
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === "ECONNRESET") return socket.destroy();
+    const { status, message } = clientErrorAnswer(err);
+    endWithError(socket, status, message, { "X-Request-Id": randomUUID() });
+  });
   trackResponses(server);
   const bridge = attachRealtimeBridge(server, {
     clients: deps.clients,

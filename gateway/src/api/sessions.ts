@@ -1,4 +1,4 @@
-import { SessionListType } from "@avatar/contracts/sessions";
+import { type Session, SessionListType, SessionState } from "@avatar/contracts/sessions";
 import { END_REASONS, endReasonToProto } from "@avatar/runtime";
 import { SESSION_COOKIE } from "../auth/credentials.js";
 import { HttpError } from "../http/http-error.js";
@@ -72,14 +72,38 @@ function readScope(principal: Principal, sessionId: string): string {
   throw new HttpError(401, "Not authenticated");
 }
 
+/** Contract section 2: a session token stops working once its session has ended. */
+const tokenOfEndedSession = () =>
+  new HttpError(401, "Not authenticated: the session has ended and its token no longer works");
+
+function refuseEndedForToken(principal: Principal, session: Session | undefined): void {
+  if (principal.kind === "session" && session?.state === SessionState.ENDED) throw tokenOfEndedSession();
+}
+
+/**
+ * readScope, and for a session token (or cookie) also that its session has not ended: operations that
+ * do not read the session themselves look it up first.
+ */
+async function liveReadScope(ctx: Ctx<unknown, unknown, unknown>, sessionId: string): Promise<string> {
+  const spaceId = readScope(ctx.principal, sessionId);
+  if (ctx.principal.kind === "session") {
+    const { session } = await ctx.clients.sessions.getSession({ spaceId, sessionId });
+    refuseEndedForToken(ctx.principal, session);
+  }
+  return spaceId;
+}
+
 function apiKeySpace(principal: Principal): string {
   if (principal.kind !== "api_key") throw new HttpError(403, "This operation requires an API key");
   return principal.spaceId;
 }
 
-/** The session cookie: the browser that started a session may read it; Secure behind TLS. */
-function sessionCookie(token: string, baseUrl: string): string {
-  const secure = new URL(baseUrl).protocol === "https:" ? "; Secure" : "";
+/**
+ * The session cookie: the browser that started a session may read it. Secure when the caller came over
+ * HTTPS (its own TLS, or a trusted proxy's X-Forwarded-Proto / Forwarded) or the public address is https.
+ */
+function sessionCookie(token: string, https: boolean, baseUrl: string): string {
+  const secure = https || new URL(baseUrl).protocol === "https:" ? "; Secure" : "";
   return `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=None; Path=/${secure}`;
 }
 
@@ -94,7 +118,7 @@ export async function startSession(
   }
   const target = lifecycleTarget(principal, ctx.body);
   const res = await ctx.clients.sessions.startSession(target);
-  ctx.setCookie(sessionCookie(principal.token, ctx.baseUrl));
+  ctx.setCookie(sessionCookie(principal.token, ctx.https, ctx.baseUrl));
   return { data: presentStart(res, ctx.baseUrl) };
 }
 
@@ -142,6 +166,7 @@ export async function getSession(ctx: Ctx<s.Infer<typeof sessionPath>>): Promise
     spaceId: readScope(ctx.principal, sessionId),
     sessionId,
   });
+  refuseEndedForToken(ctx.principal, session);
   return { data: session ? presentSession(session) : null };
 }
 
@@ -151,7 +176,7 @@ export async function getTranscript(
   const sessionId = ctx.params.session_id;
   const { start_timestamp: start, end_timestamp: end } = ctx.query;
   const res = await ctx.clients.sessions.getTranscript({
-    spaceId: readScope(ctx.principal, sessionId),
+    spaceId: await liveReadScope(ctx, sessionId),
     sessionId,
     ...(start !== undefined ? { startTimestamp: BigInt(start) } : {}),
     ...(end !== undefined ? { endTimestamp: BigInt(end) } : {}),
@@ -162,7 +187,7 @@ export async function getTranscript(
 export async function deleteSessionEvents(ctx: Ctx<s.Infer<typeof sessionPath>>): Promise<RouteResult> {
   const sessionId = ctx.params.session_id;
   const res = await ctx.clients.sessions.deleteSessionEvents({
-    spaceId: readScope(ctx.principal, sessionId),
+    spaceId: await liveReadScope(ctx, sessionId),
     sessionId,
   });
   return {

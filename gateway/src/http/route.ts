@@ -26,8 +26,10 @@ export interface RequestContext<P, Q, B> {
   body: B;
   clients: Clients;
   log: Logger;
-  /** Absolute base URL of the public API as the caller reached it (for next/previous links). */
+  /** Absolute base URL of the public API (http/public-url.ts: never from an untrusted Host). */
   baseUrl: string;
+  /** The caller reached us over HTTPS (its own TLS, or a trusted proxy that says so). */
+  https: boolean;
   /** The path and query the caller used, for pagination links. */
   url: URL;
   requestId: string;
