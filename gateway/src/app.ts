@@ -97,8 +97,11 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       const target =
         (req.headers["access-control-request-method"] as string | undefined)?.toUpperCase() ?? "POST";
       const found = router.lookup(target, url.pathname);
-      if (found.kind === "found" && found.match.route.cors) {
-        return sendRaw(res, 204, null, { ...headers, ...corsHeaders(req, true) });
+      const cors = found.kind === "found" ? found.match.route.cors : undefined;
+      if (found.kind === "found" && cors) {
+        const allowed =
+          cors === true ? undefined : await cors(found.match.params, deps.clients).catch(() => []);
+        return sendRaw(res, 204, null, { ...headers, ...corsHeaders(req, true, allowed) });
       }
       return sendRaw(res, 204, null, { ...headers, Allow: "GET, POST, PATCH, DELETE, OPTIONS" });
     }
@@ -114,7 +117,38 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       throw new HttpError(405, "Method Not Allowed", undefined, { Allow: found.allow.join(", ") });
     }
     const { route, params } = found.match;
-    if (route.cors) Object.assign(headers, corsHeaders(req, false));
+    try {
+      await serveRoute(req, res, requestId, headers, url, route, params);
+    } catch (err) {
+      if (!route.errors) throw err;
+      // The caller sees a rewritten answer; what actually happened goes to the log.
+      const original = toHttpError(err);
+      if (original.status >= 500) log.error("request failed", { method, path: url.pathname, err });
+      else
+        log.info("request refused", {
+          method,
+          path: url.pathname,
+          status: original.status,
+          detail: original.message,
+        });
+      throw route.errors(err);
+    }
+  }
+
+  async function serveRoute(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    headers: Record<string, string>,
+    url: URL,
+    route: Route,
+    params: Record<string, string>,
+  ) {
+    if (route.cors === true) Object.assign(headers, corsHeaders(req, false));
+    else if (route.cors) {
+      const allowed = await route.cors(params, deps.clients).catch(() => []);
+      Object.assign(headers, corsHeaders(req, false, allowed));
+    }
 
     // Who is asking is settled first, so the limit counts only verified credentials; anything else
     // (none, junk, expired) counts against the client IP, whose failures also have a budget. Checking a
@@ -139,7 +173,11 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       limit: route.rateLimit,
     });
     Object.assign(headers, rateLimitHeaders(decision));
-    if (!decision.allowed) return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
+    if (!decision.allowed) {
+      if (route.errors)
+        throw new HttpError(429, "Rate limit exceeded", undefined, rateLimitHeaders(decision));
+      return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
+    }
     if (authError !== undefined || !principal) throw authError;
 
     const parsed = await parseRequest(route, req, params, url.searchParams, config.MAX_BODY_BYTES);
@@ -157,6 +195,8 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       requestId,
       setCookie: (cookie) => cookies.push(cookie),
       apiKeyRevoked: (apiKeyId) => authenticators.apiKeys.isRevoked(apiKeyId),
+      origin: typeof req.headers.origin === "string" ? req.headers.origin : undefined,
+      sameOrigin: req.headers["sec-fetch-site"] === "same-origin",
     });
     if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
     Object.assign(headers, result.headers);
@@ -167,7 +207,10 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
 
   const handle: RequestListener = (req, res) => {
     const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
-    const headers: Record<string, string> = { "X-Request-Id": requestId };
+    const headers: Record<string, string> = {
+      "X-Request-Id": requestId,
+      "X-Content-Type-Options": "nosniff",
+    };
     runWithRequestContext({ requestId }, () =>
       serve(req, res, requestId, headers).catch((err: unknown) => {
         const e = toHttpError(err);
@@ -177,7 +220,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
           const issues = e.issues.map((i) => ({ ...i, input: i.input ?? null }));
           return sendJson(res, 422, validationErrorBody(issues), headers);
         }
-        sendJson(res, e.status, failure(e.status, e.message), headers);
+        sendJson(res, e.status, { ...failure(e.status, e.message), ...e.fields }, headers);
       }),
     );
   };

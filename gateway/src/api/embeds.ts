@@ -1,4 +1,5 @@
 import { EmbedOrientation } from "@avatar/contracts/agents";
+import { EMBED_BOUNDS, EMBED_DEFAULTS, embedOriginProblem } from "@avatar/runtime";
 import { HttpError } from "../http/http-error.js";
 import type { RequestContext, RouteResult } from "../http/route.js";
 import { presentEmbed } from "../present/agents.js";
@@ -25,7 +26,47 @@ export const createEmbedBody = s.object("CreateEmbedRequest", {
   max_session_duration: s.int({ ge: 1 }).nullable().optional().describe("Seconds; at most the tier's limit."),
   default_language: s.string({ minLength: 1, maxLength: 16 }).nullable().optional(),
   is_sandbox: s.boolean().default(false),
+  ...embedLimitFields(),
 });
+
+/** The owner's limits of an embed's visitors (additive fields of create, and PATCH). */
+function embedLimitFields() {
+  const { maxConcurrentSessions: concurrent, maxSessionsPerHour: hourly } = EMBED_BOUNDS;
+  const origin = s.string({ minLength: 1, maxLength: 2083 }).refine(
+    (o) => embedOriginProblem(o) === undefined,
+    (o) => `origin ${embedOriginProblem(o)}`,
+  );
+  return {
+    max_concurrent_sessions: s
+      .int({ ge: concurrent.min, le: concurrent.max })
+      .nullable()
+      .optional()
+      .describe(
+        `Visitors' sessions at once (started, or minted and not started for a minute); ` +
+          `default ${EMBED_DEFAULTS.maxConcurrentSessions}.`,
+      ),
+    max_sessions_per_hour: s
+      .int({ ge: hourly.min, le: hourly.max })
+      .nullable()
+      .optional()
+      .describe(`Visitors' sessions minted per rolling hour; default ${EMBED_DEFAULTS.maxSessionsPerHour}.`),
+    allowed_origins: s
+      .array(origin, { maxItems: EMBED_BOUNDS.allowedOrigins })
+      .nullable()
+      .optional()
+      .describe(
+        "Origins (https://www.example.com) whose pages may frame the embed (its script) and call its session " +
+          'endpoint from a browser; "*" for any. Default none: the page works opened at its url, not framed elsewhere.',
+      ),
+  };
+}
+
+export const updateEmbedBody = s.object("UpdateEmbedRequest", {
+  ...embedLimitFields(),
+  is_disabled: s.boolean().nullable().optional().describe("A disabled embed mints no sessions."),
+});
+
+export const embedPath = s.path({ embed_id: s.uuid() });
 
 type Body = s.Infer<typeof createEmbedBody>;
 
@@ -45,6 +86,32 @@ export async function createEmbed(ctx: RequestContext<unknown, unknown, Body>): 
     maxSessionDuration: b.max_session_duration ?? undefined,
     defaultLanguage: b.default_language ?? undefined,
     isSandbox: b.is_sandbox,
+    maxConcurrentSessions: b.max_concurrent_sessions ?? undefined,
+    maxSessionsPerHour: b.max_sessions_per_hour ?? undefined,
+    allowedOrigins: b.allowed_origins ?? [],
+  });
+  return { data: embed ? presentEmbed(embed, ctx.baseUrl) : null };
+}
+
+/** GET /v2/embeddings/{embed_id}: the owner's view, limits included; another space's embed is 404. */
+export async function getEmbed(ctx: RequestContext<s.Infer<typeof embedPath>, unknown, unknown>) {
+  const { embed } = await ctx.clients.agents.getEmbed({ embedId: ctx.params.embed_id });
+  if (!embed || embed.spaceId !== spaceOf(ctx.principal)) throw new HttpError(404, "Embed not found");
+  return { data: presentEmbed(embed, ctx.baseUrl) };
+}
+
+/** PATCH /v2/embeddings/{embed_id}: limits, allowed origins, disabling. Absent fields stay as they are. */
+export async function updateEmbed(
+  ctx: RequestContext<s.Infer<typeof embedPath>, unknown, s.Infer<typeof updateEmbedBody>>,
+): Promise<RouteResult> {
+  const b = ctx.body;
+  const { embed } = await ctx.clients.agents.updateEmbed({
+    spaceId: spaceOf(ctx.principal),
+    embedId: ctx.params.embed_id,
+    maxConcurrentSessions: b.max_concurrent_sessions ?? undefined,
+    maxSessionsPerHour: b.max_sessions_per_hour ?? undefined,
+    ...(b.allowed_origins ? { allowedOrigins: { origins: b.allowed_origins } } : {}),
+    isDisabled: b.is_disabled ?? undefined,
   });
   return { data: embed ? presentEmbed(embed, ctx.baseUrl) : null };
 }

@@ -2,6 +2,7 @@ import type { Clients, Logger } from "@avatar/runtime";
 import type { ApiKeyPrincipal } from "../auth/api-keys.js";
 import type { SessionPrincipal } from "../auth/session-tokens.js";
 import type { ParseResult } from "../schema/issues.js";
+import type { HttpError } from "./http-error.js";
 
 /**
  * Which credential an operation takes (contract section 2):
@@ -37,7 +38,14 @@ export interface RequestContext<P, Q, B> {
   setCookie(cookie: string): void;
   /** True when the API key with this id has been revoked (or does not exist). */
   apiKeyRevoked(apiKeyId: string): Promise<boolean>;
+  /** The browser's Origin header, if any. */
+  origin: string | undefined;
+  /** The browser says the request comes from a page of this service (Sec-Fetch-Site: same-origin). */
+  sameOrigin: boolean;
 }
+
+/** The origins allowed to call a route for the resource its path names ("*" for any). */
+export type CorsOrigins = (params: Record<string, string>, clients: Clients) => Promise<readonly string[]>;
 
 export interface RouteResult {
   status?: number;
@@ -56,8 +64,13 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   auth: AuthPolicy;
   /** Requests per second per credential. */
   rateLimit: number;
-  /** Browsers may call it from any origin, with credentials. */
-  cors?: boolean;
+  /**
+   * Browsers may call it cross-origin: `true` from any origin with credentials; a function gives the
+   * origins allowed for this request's resource (an embed's), answered without credentials.
+   */
+  cors?: boolean | CorsOrigins;
+  /** Turns every failure of the route (the rate limit's 429 included) into what its callers may see. */
+  errors?: (err: unknown) => HttpError;
   params?: Parser<P, Record<string, string>>;
   query?: Parser<Q, URLSearchParams>;
   body?: Parser<B, unknown>;

@@ -165,5 +165,14 @@ export function presentEmbed(e: Embed, baseUrl: string) {
   const script =
     `<iframe src="${escapeAttribute(url)}" title="Avatar" allow="microphone; camera; autoplay; fullscreen" ` +
     `style="border: 0; width: 100%; aspect-ratio: ${ratio};"></iframe>`;
-  return { embed_id: e.id, url, script, orientation: vertical ? "vertical" : "horizontal" };
+  return {
+    embed_id: e.id,
+    url,
+    script,
+    orientation: vertical ? "vertical" : "horizontal",
+    max_concurrent_sessions: e.maxConcurrentSessions,
+    max_sessions_per_hour: e.maxSessionsPerHour,
+    allowed_origins: e.allowedOrigins,
+    is_disabled: e.isDisabled,
+  };
 }

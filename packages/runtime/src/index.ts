@@ -3,6 +3,7 @@ export * from "./clients.js";
 export * from "./config.js";
 export * from "./db.js";
 export * from "./egress/index.js";
+export * from "./embed-limits.js";
 export * from "./embedded-postgres.js";
 export * from "./end-reasons.js";
 export * from "./errors.js";

@@ -98,6 +98,12 @@ export interface EmbedTable {
   default_language: string | null;
   is_sandbox: boolean;
   created_at: CreatedAt;
+  max_concurrent_sessions: number;
+  max_sessions_per_hour: number;
+  /** Normalised origins, or "*". */
+  allowed_origins: string[];
+  is_disabled: boolean;
+  updated_at: UpdatedAt;
 }
 
 export type ContextRow = Selectable<ContextTable>;

@@ -5,6 +5,7 @@ import { invalidRequest, isUuid, topics } from "@avatar/runtime";
 import { create, toJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import { admitEmbedSession } from "./embed-admission.js";
 import { creditRate } from "./ledger.js";
 import { modeFromProto, sessionToProto, sourceFromProto } from "./mapping.js";
 import type { OutboxPublisher } from "./outbox.js";
@@ -26,6 +27,8 @@ export interface NewSession {
   apiKeyId: string;
   config: SessionConfig | undefined;
   maxSessionDuration: number;
+  /** An embed visitor's session: created only when the embed's limits and the credits allow a start. */
+  embedAdmission?: { maxConcurrentSessions: number; maxSessionsPerHour: number } | undefined;
 }
 
 function optionalUuid(value: string, field: string): string | null {
@@ -66,8 +69,24 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
   const sandboxSeconds = Math.ceil(deps.settings.SESSION_SANDBOX_MAX_DURATION_MS / 1000);
   const now = deps.now();
 
+  const creditRateOfSession = creditRate(mode, source, config.isSandbox);
+  if (input.embedAdmission && !embedId) {
+    throw invalidRequest("embed_admission needs config.embed_id", { field: "embed_admission" });
+  }
+
   try {
     return await deps.db.transaction().execute(async (trx) => {
+      // A retried create of a session that exists is answered below, not admitted twice.
+      if (input.embedAdmission && embedId && !(await repo.findSession(trx, id))) {
+        await admitEmbedSession(trx, {
+          spaceId,
+          embedId,
+          creditRate: creditRateOfSession,
+          maxConcurrentSessions: input.embedAdmission.maxConcurrentSessions,
+          maxSessionsPerHour: input.embedAdmission.maxSessionsPerHour,
+          now,
+        });
+      }
       const row = await repo.insertSession(trx, {
         id,
         space_id: spaceId,
@@ -82,7 +101,7 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
         voice_agent_id: optionalUuid(config.voiceAgentId, "config.voice_agent_id"),
         memory_id: optionalUuid(config.memoryId, "config.memory_id"),
         config: toJsonString(SessionConfigSchema, config),
-        credit_rate: creditRate(mode, source, config.isSandbox),
+        credit_rate: creditRateOfSession,
         max_session_duration: config.isSandbox
           ? Math.min(input.maxSessionDuration, sandboxSeconds)
           : input.maxSessionDuration,

@@ -21,5 +21,9 @@ export function embedToProto(row: EmbedRow): Embed {
     defaultLanguage: row.default_language ?? "",
     isSandbox: row.is_sandbox,
     createdAt: toTimestamp(row.created_at),
+    maxConcurrentSessions: row.max_concurrent_sessions,
+    maxSessionsPerHour: row.max_sessions_per_hour,
+    allowedOrigins: row.allowed_origins,
+    isDisabled: row.is_disabled,
   });
 }
