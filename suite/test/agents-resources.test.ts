@@ -400,6 +400,11 @@ describe("embeds", () => {
       url: `${suite.gatewayUrl}/embed/${embed.embed_id}`,
       script: expect.stringContaining(`src="${suite.gatewayUrl}/embed/${embed.embed_id}"`),
       orientation: "horizontal",
+      // The visitor limits' defaults (README, decisions).
+      max_concurrent_sessions: 3,
+      max_sessions_per_hour: 30,
+      allowed_origins: [],
+      is_disabled: false,
     });
     expect(embed.script).toMatch(/^<iframe .*aspect-ratio: 16 \/ 9;.*><\/iframe>$/);
     const vertical = await created("POST", "/v2/embeddings", {
