@@ -224,6 +224,23 @@ describe("what a visitor reads", () => {
     expect(await json(unknown)).toMatchObject({ code: 4040, reason: "embed_not_found" });
   });
 
+  it("a visitor's start that fails is told in visitor words too (credits spent between mint and start)", async () => {
+    const owner = await otherSpace(suite);
+    await grant(suite, "2", owner.spaceId);
+    const e = await embed({ avatar_id: WAYNE, max_concurrent_sessions: 5 }, owner.apiKey);
+    const first = (await json(await visit(e.embed_id))).data;
+    const second = (await json(await visit(e.embed_id))).data;
+    const startAs = (token: string) =>
+      suite.request("POST", "/v1/sessions/start", { headers: { Authorization: `Bearer ${token}` } });
+    expect((await startAs(first.session_token)).status).toBe(201);
+    const res = await startAs(second.session_token);
+    expect(res.status).toBe(503);
+    const body = await json(res);
+    expect(body).toMatchObject({ reason: "unavailable", visitor_message: expect.any(String) });
+    expect(JSON.stringify(body)).not.toMatch(/credit/i);
+    await stopSession(suite, first.session_token);
+  });
+
   it("notices on the event socket of an embed's session carry no operator note", async () => {
     const e = await embed({ max_concurrent_sessions: 5 });
     const minted = await json(await visit(e.embed_id));

@@ -1,6 +1,7 @@
 import { type Session, SessionListType, SessionState } from "@avatar/contracts/sessions";
 import { END_REASONS, endReasonToProto } from "@avatar/runtime";
 import { SESSION_COOKIE } from "../auth/credentials.js";
+import { forVisitor } from "../embed/visitor-errors.js";
 import { HttpError } from "../http/http-error.js";
 import type { Principal, RequestContext, RouteResult } from "../http/route.js";
 import { paginated } from "../present/paginated.js";
@@ -117,7 +118,12 @@ export async function startSession(
     throw new HttpError(401, "The API key that minted this session token has been revoked");
   }
   const target = lifecycleTarget(principal, ctx.body);
-  const res = await ctx.clients.sessions.startSession(target);
+  // A token minted without an API key is an embed visitor's: its failures are told in visitor words.
+  const res = await ctx.clients.sessions.startSession(target).catch((err: unknown) => {
+    if (principal.apiKeyId) throw err;
+    ctx.log.info("an embed visitor's start failed", { err });
+    throw forVisitor(err);
+  });
   ctx.setCookie(sessionCookie(principal.token, ctx.https, ctx.baseUrl));
   return { data: presentStart(res, ctx.baseUrl) };
 }
