@@ -68,6 +68,9 @@ describe("avatar.repeat in a sandbox session (local synthesizer)", () => {
     expect(Number(entry?.absoluteTimestamp)).toBeGreaterThanOrEqual(started.at - 5);
     expect(Number(entry?.absoluteTimestamp)).toBeLessThanOrEqual(started.at + 5);
     expect(session.types(["error", "warning"])).toEqual([]);
+    // The avatar's media got all of that audio, then the end of the utterance.
+    expect(durationMs(session.avatar.spokenBytes)).toBeCloseTo(expected, 0);
+    expect(session.avatar.kinds.at(-1)).toBe("end");
   });
 
   it("speaks requests one after another, in order", async () => {
@@ -169,6 +172,10 @@ describe("interrupting the avatar (vendorA synthesis on a local server)", () => 
     mode.handle(clientEvent("avatar.interrupt"));
     const ended = await session.waitFor("avatar.speak_ended");
     expect(ended.at - interruptAt).toBeLessThan(500);
+    // The avatar's media went silent in the same moment as the turn (no end of utterance after it).
+    const silenced = session.avatar.calls.find((c) => c.kind === "interrupt");
+    expect(silenced?.at).toBeLessThanOrEqual(ended.at);
+    expect(session.avatar.kinds.at(-1)).toBe("interrupt");
     expect(ended).toMatchObject({ interrupted: true, sourceEventId: repeat.eventId });
     expect(session.ofType("avatar.transcription")).toEqual([
       expect.objectContaining({ text: "One two.", interrupted: true }),

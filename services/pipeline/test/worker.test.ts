@@ -18,6 +18,7 @@ import { publishEvent, realtimeSubjects, silentLogger, topics } from "@avatar/ru
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
+import { noMedia } from "../src/media/no-media.js";
 import type { ModeHandler } from "../src/realtime/mode.js";
 import { pipelineService } from "../src/service.js";
 import type { PipelineSettings } from "../src/settings.js";
@@ -73,6 +74,7 @@ function rig() {
     clock,
     workerId: "w1",
     modeFor: () => () => mode,
+    media: noMedia,
   });
   const registry = new WorkerRegistry(bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
   registry.start();

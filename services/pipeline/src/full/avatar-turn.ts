@@ -39,6 +39,7 @@ interface Sentence {
  */
 export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSignal): Promise<void> {
   const { ctx } = d;
+  const playout = new Playout(d.clock);
   const emit = (type: string, fields: Omit<ServerEventInput, "type"> = {}) => {
     if (d.mayEmit()) ctx.send({ type, sourceEventId: request.sourceEventId, ...fields });
   };
@@ -51,8 +52,12 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   const controller = new AbortController();
   const stopText = () => controller.abort(signal.reason);
   signal.addEventListener("abort", stopText, { once: true });
+  // An interrupt, whenever it comes, silences the avatar's media in the same tick as its playout stops.
+  const silence = () => {
+    if (playout.started) ctx.avatar.interrupt();
+  };
+  signal.addEventListener("abort", silence, { once: true });
 
-  const playout = new Playout(d.clock);
   const sentences: Sentence[] = [];
   let start: TurnStart | undefined;
   let wroteText = false;
@@ -94,6 +99,7 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
           d.onTalking(true);
         }
         playout.push(pcm.length);
+        ctx.avatar.speak(pcm);
       }
       signal.throwIfAborted();
       const endsAt = playout.endsAt;
@@ -105,9 +111,11 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   }
   await writing;
   signal.removeEventListener("abort", stopText);
+  if (playout.started && !signal.aborted) ctx.avatar.endUtterance();
 
   // Audio already queued plays out even when the rest of the turn failed.
   await playout.drained(signal).catch(() => {});
+  signal.removeEventListener("abort", silence);
   const interrupted = signal.aborted;
   const now = d.clock.now();
   const spoken = sentences
