@@ -1,5 +1,6 @@
 import type { AvatarLook } from "@avatar/contracts/catalog";
 import { createCanvas, Image } from "@napi-rs/canvas";
+import { pngDefect } from "./png.js";
 import { EYE_STATES, type EyeState, VISEMES, type Viseme } from "./visemes.js";
 
 /**
@@ -42,7 +43,6 @@ export interface DecodedLook {
 
 /** Largest figure canvas side accepted: larger looks would only cost memory. */
 export const MAX_LOOK_SIDE = 4096;
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 export function decodeLook(look: AvatarLook): DecodedLook {
   const { width, height } = look;
@@ -114,7 +114,8 @@ function decodePng(
   size: { width?: number; height?: number; max?: { width: number; height: number } } = {},
 ): Image {
   if (bytes.length === 0) throw new LookError(field, "is missing");
-  if (!PNG_SIGNATURE.every((b, i) => bytes[i] === b)) throw new LookError(field, "is not a PNG image");
+  const defect = pngDefect(bytes);
+  if (defect) throw new LookError(field, defect);
   const image = new Image();
   try {
     image.src = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -1,4 +1,4 @@
-import { crc32, deflateSync } from "node:zlib";
+import { crc32, deflateSync, inflateSync } from "node:zlib";
 import type { Canvas } from "@napi-rs/canvas";
 
 /**
@@ -40,4 +40,52 @@ function chunk(type: string, data: Buffer): Buffer {
   data.copy(out, 8);
   out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
   return out;
+}
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/**
+ * Why these bytes are not a whole, uncorrupted PNG (undefined when they are): every chunk's CRC, IHDR
+ * first, IEND last, and image data that inflates to exactly the rows the header promises. Decoders
+ * happily show half an image; a look must not.
+ */
+export function pngDefect(bytes: Uint8Array): string | undefined {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.length < 8 || buf.readUInt32BE(0) !== 0x89504e47) return "is not a PNG image";
+  let at = 8;
+  let header: Buffer | undefined;
+  const data: Buffer[] = [];
+  let ended = false;
+  while (at + 12 <= buf.length) {
+    const length = buf.readUInt32BE(at);
+    if (at + 12 + length > buf.length) return "is truncated";
+    const type = buf.toString("latin1", at + 4, at + 8);
+    if (crc32(buf.subarray(at + 4, at + 8 + length)) !== buf.readUInt32BE(at + 8 + length)) {
+      return `is corrupt (bad checksum in its ${type} chunk)`;
+    }
+    const body = buf.subarray(at + 8, at + 8 + length);
+    if (!header && type !== "IHDR") return "is corrupt (no IHDR first)";
+    if (type === "IHDR") header = body;
+    else if (type === "IDAT") data.push(body);
+    else if (type === "IEND") {
+      ended = true;
+      break;
+    }
+    at += 12 + length;
+  }
+  if (!header || !ended) return "is truncated";
+  const width = header.readUInt32BE(0);
+  const height = header.readUInt32BE(4);
+  const channels = CHANNELS[header[9] as number];
+  if (channels === undefined) return "is corrupt (unknown colour type)";
+  let raw: Buffer;
+  try {
+    raw = inflateSync(Buffer.concat(data));
+  } catch {
+    return "is corrupt (its image data does not inflate)";
+  }
+  const rowBytes = Math.ceil((width * channels * (header[8] as number)) / 8);
+  if (header[12] === 0 && raw.length !== height * (rowBytes + 1))
+    return "is corrupt (image data of the wrong size)";
+  return undefined;
 }

@@ -211,18 +211,18 @@ export class PortraitRenderer implements AvatarVideoGenerator {
 
   private compose(index: number, openness: number, mouth: MouthSprites): Uint8Array {
     this.voice += (openness - this.voice) * 0.3;
-    return this.composePose(this.motion.pose(index, this.voice), mouth);
+    const data = this.pool[this.poolNext] as Uint8Array;
+    this.poolNext = (this.poolNext + 1) % this.pool.length;
+    this.composePose(this.motion.pose(index, this.voice), mouth, data);
+    return data;
   }
 
-  private composePose(pose: Pose, mouth: MouthSprites): Uint8Array {
+  private composePose(pose: Pose, mouth: MouthSprites, data: Uint8Array): void {
     const r = this.raster;
     const lift = Math.round(pose.breath * (r.bases.length - 1));
     const tilt = nearestTilt(pose.tilt);
-    const frame = {
-      width: this.width,
-      height: this.height,
-      data: (r.bases[lift] as { data: Uint8Array }).data.slice(),
-    };
+    data.set((r.bases[lift] as { data: Uint8Array }).data);
+    const frame = { width: this.width, height: this.height, data };
     const x = r.headX + Math.round(pose.headX * this.unit);
     const y = r.headY + Math.round(pose.headY * this.unit) - lift;
     blitSprite(frame, r.heads[tilt] as (typeof r.heads)[number], x, y);
