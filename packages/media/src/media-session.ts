@@ -39,7 +39,7 @@ export interface MediaSessionOptions {
   ffmpegPath?: string;
   /** Wall clock (epoch ms) for sender reports and timings. */
   now?: () => number;
-  viewerTimeouts?: { connectMs?: number; disconnectGraceMs?: number };
+  viewerTimeouts?: { connectMs?: number; disconnectGraceMs?: number; silenceMs?: number };
   onViewerGone?: (viewerId: string, reason: string) => void;
   onError?: (error: Error) => void;
 }
@@ -90,6 +90,8 @@ export class MediaSession {
   private pendingAudio = new Map<number, AvFrame>();
   private pictureId = random32() & 0x7fff;
   private closed = false;
+  /** Encoders being shut down (close() waits for them). */
+  private readonly stopping = new Set<Promise<void>>();
   private readonly statsCounters = { framesIn: 0, audioPackets: 0, firstFrameAfterAnswerMs: [] as number[] };
   private lastEncoderStats: VideoEncoderStats = { submitted: 0, encoded: 0, dropped: 0, handovers: 0 };
 
@@ -121,6 +123,7 @@ export class MediaSession {
         settings: this.options.rtc,
         connectTimeoutMs: this.options.viewerTimeouts?.connectMs,
         disconnectGraceMs: this.options.viewerTimeouts?.disconnectGraceMs,
+        silenceMs: this.options.viewerTimeouts?.silenceMs,
         onConnected: () => this.encoder?.requestKeyframe(),
         onKeyframeRequest: () => this.encoder?.requestKeyframe(),
         onGone: (reason) => this.viewerGone(id, reason),
@@ -285,7 +288,11 @@ export class MediaSession {
     this.opus?.close();
     this.opus = undefined;
     this.pendingAudio.clear();
-    await encoder?.close();
+    if (!encoder) return;
+    const stop = encoder.close();
+    this.stopping.add(stop);
+    await stop;
+    this.stopping.delete(stop);
   }
 
   /** Ends every viewer and encoder and stops reading frames; resolves when all processes are gone. */
@@ -299,6 +306,7 @@ export class MediaSession {
       viewer.peer.close();
     }
     await this.stopEncoding();
+    await Promise.all(this.stopping);
     const frames = this.options.frames;
     if (!("frames" in frames)) {
       // Ends a generator waiting in its pacing sleep, so the pump finishes.

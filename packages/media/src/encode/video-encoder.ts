@@ -60,15 +60,15 @@ export class VideoEncoder {
   encode(frame: AvFrame): boolean {
     if (this.closed || this.failed) return false;
     this.stats.submitted++;
-    if (!this.active) {
-      this.active = this.takeSpare();
-      this.ensureSpare();
-    }
     const { video } = frame;
     if (video.width !== this.options.encoding.width || video.height !== this.options.encoding.height) {
       throw new Error(
         `frame is ${video.width}x${video.height}, the encoder takes ${this.options.encoding.width}x${this.options.encoding.height}`,
       );
+    }
+    if (!this.active) {
+      this.active = this.takeSpare();
+      this.ensureSpare();
     }
     const incoming = this.incoming;
     if (incoming && incoming.process.inFlight < this.limit(incoming.process)) {

@@ -54,6 +54,17 @@ export function buildPli(senderSsrc: number, mediaSsrc: number): Buffer {
   return out;
 }
 
+/** A receiver report about one source (counts left zero: it says "still here", as receivers do every second). */
+export function buildReceiverReport(senderSsrc: number, mediaSsrc: number): Buffer {
+  const out = Buffer.alloc(32);
+  out[0] = 0x81;
+  out[1] = 201;
+  out.writeUInt16BE(7, 2);
+  out.writeUInt32BE(senderSsrc >>> 0, 4);
+  out.writeUInt32BE(mediaSsrc >>> 0, 8);
+  return out;
+}
+
 /** Every packet of a compound RTCP datagram; malformed tails are ignored. */
 export function parseRtcp(data: Uint8Array): RtcpItem[] {
   const items: RtcpItem[] = [];

@@ -30,11 +30,16 @@ export interface ViewerPeerOptions {
   onKeyframeRequest: () => void;
   /** Both tracks are open: media sent from now on reaches the viewer. */
   onConnected: () => void;
-  onGone: (reason: "failed" | "closed" | "disconnected" | "never-connected") => void;
+  onGone: (reason: "failed" | "closed" | "disconnected" | "never-connected" | "silent") => void;
   /** A viewer not connected this long after its answer is dropped. */
   connectTimeoutMs?: number;
   /** A disconnected viewer that does not come back within this is dropped. */
   disconnectGraceMs?: number;
+  /**
+   * A connected viewer that sends no RTCP for this long is gone (every WebRTC receiver reports every
+   * second or so): a closed tab does not always say goodbye, and ICE alone notices late.
+   */
+  silenceMs?: number;
 }
 
 /** NACKed packets are resent from this many of the most recent ones per track. */
@@ -119,6 +124,7 @@ export class ViewerPeer {
     const local = this.pc.localDescription();
     if (!local) throw new Error("no local description after gathering");
     this.answerSdp = advertisePublicIp(local.sdp, this.options.settings.publicIp);
+    this.watchSilence();
     this.timers.push(
       setTimeout(() => {
         if (!this.connected) this.gone("never-connected");
@@ -129,6 +135,7 @@ export class ViewerPeer {
   private attach(track: ndc.Track, payloadType: number, ssrc: number): OutgoingTrack {
     track.setMediaHandler(new ndc.RtcpNackResponder(NACK_HISTORY));
     track.onMessage((message) => {
+      this.lastHeard = Date.now();
       for (const item of parseRtcp(message)) {
         if (item.type === "keyframe-request") this.options.onKeyframeRequest();
       }
@@ -136,6 +143,7 @@ export class ViewerPeer {
     track.onOpen(() => {
       if (!this.connected && this.video?.track.isOpen() && this.audio?.track.isOpen()) {
         this.connected = true;
+        this.lastHeard = Date.now();
         this.options.onConnected();
       }
     });
@@ -143,6 +151,19 @@ export class ViewerPeer {
   }
 
   private disconnectTimer: NodeJS.Timeout | undefined;
+  private lastHeard: number | undefined;
+
+  private watchSilence(): void {
+    const silenceMs = this.options.silenceMs ?? 15_000;
+    const timer = setInterval(
+      () => {
+        if (this.lastHeard !== undefined && Date.now() - this.lastHeard > silenceMs) this.gone("silent");
+      },
+      Math.min(1000, silenceMs / 2),
+    );
+    timer.unref();
+    this.timers.push(timer);
+  }
 
   private stateChanged(state: string): void {
     if (this.closed) return;
@@ -205,7 +226,7 @@ export class ViewerPeer {
     if (this.closed) return;
     this.closed = true;
     this.connected = false;
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) clearTimeout(t); // clears intervals too
     if (this.disconnectTimer) clearTimeout(this.disconnectTimer);
     closePeerConnection(this.pc);
   }

@@ -6,8 +6,8 @@
 import ndc from "node-datachannel";
 import type { VideoCodecName } from "../frames.js";
 import { H264Depacketizer, isH264Keyframe } from "../rtp/h264.js";
-import { parseRtcp } from "../rtp/rtcp.js";
-import { isRtcp, parseRtpPacket } from "../rtp/rtp-packet.js";
+import { buildReceiverReport, parseRtcp } from "../rtp/rtcp.js";
+import { isRtcp, parseRtpPacket, random32 } from "../rtp/rtp-packet.js";
 import { isVp8Keyframe, Vp8Depacketizer } from "../rtp/vp8.js";
 import { closePeerConnection, createPeerConnection, gatheringComplete } from "./peer-connection.js";
 import type { RtcSettings } from "./rtc-settings.js";
@@ -75,6 +75,9 @@ export class WhepViewer {
   readonly stats = { videoFrames: 0, keyframes: 0, audioPackets: 0, lostPackets: 0, senderReports: 0 };
   videoCodec: VideoCodecName = "H264";
   private end: (() => Promise<void>) | undefined;
+  private readonly ownSsrc = random32();
+  private audioSourceSsrc = 0;
+  private reportTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private connectedResolve!: () => void;
   readonly connected = new Promise<void>((resolve) => {
@@ -98,7 +101,9 @@ export class WhepViewer {
         if (codec === "H264") video.addH264Codec(OFFER_PT.H264, H264_FMTP);
         else video.addVP8Codec(OFFER_PT.VP8);
       }
-      const audio = new ndc.Audio("1", "RecvOnly");
+      // sendrecv (the server answers sendonly): libdatachannel sends nothing on a recvonly track, and we
+      // send a receiver report every second on this one, as browsers do, so the server knows we are here.
+      const audio = new ndc.Audio("1", "SendRecv");
       audio.addOpusCodec(OFFER_PT.opus);
       const videoTrack = pc.addTrack(video);
       const audioTrack = pc.addTrack(audio);
@@ -118,6 +123,8 @@ export class WhepViewer {
       const videoPt = /^m=video \S+ \S+ (\d+)/m.exec(answerSdp)?.[1];
       viewer.videoCodec = Number(videoPt) === OFFER_PT.VP8 ? "VP8" : "H264";
       pc.setRemoteDescription(answerSdp, "answer");
+      viewer.reportTimer = setInterval(() => viewer.sendReceiverReport(), 1000);
+      viewer.reportTimer.unref();
       return viewer;
     } catch (error) {
       closePeerConnection(pc);
@@ -154,6 +161,7 @@ export class WhepViewer {
       }
       expected = (packet.sequenceNumber + 1) & 0xffff;
       if (kind === "audio") {
+        this.audioSourceSsrc = packet.ssrc;
         this.stats.audioPackets++;
         this.options.onAudioPacket?.({ rtpTimestamp: packet.timestamp, data: packet.payload, receivedAt });
         return;
@@ -167,6 +175,15 @@ export class WhepViewer {
       if (keyframe) this.stats.keyframes++;
       this.options.onVideoFrame?.({ codec, rtpTimestamp: packet.timestamp, data, keyframe, receivedAt });
     });
+  }
+
+  private sendReceiverReport(): void {
+    if (this.closed || this.audioSourceSsrc === 0) return;
+    try {
+      this.audioTrack.sendMessageBinary(buildReceiverReport(this.ownSsrc, this.audioSourceSsrc));
+    } catch {
+      // not open (yet, or any more)
+    }
   }
 
   /** Sends a PLI (needs `keyframeRequests`). */
@@ -183,6 +200,7 @@ export class WhepViewer {
   async close(options: { silently?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.reportTimer);
     if (!options.silently) await this.end?.().catch(() => {});
     closePeerConnection(this.pc);
   }
