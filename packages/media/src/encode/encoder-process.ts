@@ -7,6 +7,8 @@ import { ffmpegVideoArgs, type VideoEncoding } from "./video-encoding.js";
 /** Every encoder child process alive in this process: tests and shutdown checks read it. */
 const live = new Set<EncoderProcess>();
 export const liveEncoderProcesses = (): number => live.size;
+/** Process ids of the live encoders (benchmarks read their CPU time from /proc). */
+export const liveEncoderPids = (): number[] => [...live].flatMap((p) => (p.pid ? [p.pid] : []));
 
 export interface EncoderOutput {
   /** The source AvFrame index this output belongs to. */
@@ -60,6 +62,10 @@ export class EncoderProcess {
   private closing = false;
   /** Whether anything has come out yet (a fresh encoder takes longer for its first frame). */
   started = false;
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
 
   /** Frames written and not yet come out. */
   get inFlight(): number {
