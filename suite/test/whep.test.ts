@@ -1,6 +1,8 @@
+import { WhepViewer, whepOverHttp } from "@avatar/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventClient, pcmBase64 } from "./realtime-client.js";
 import { start, startedLite, stopSession } from "./realtime-support.js";
-import { bearer, cookie, grant, key, mint, otherSpace } from "./sessions-support.js";
+import { bearer, cookie, eventually, grant, key, mint, otherSpace } from "./sessions-support.js";
 import { json, startTestSuite, type TestSuite } from "./support.js";
 
 /**
@@ -27,6 +29,16 @@ function whep(sessionId: string, headers: Record<string, string>, body: string |
     headers: { ...sdp, ...headers },
     ...(body !== undefined ? { body } : {}),
   });
+}
+
+/** A recvonly offer of a real WebRTC stack (libdatachannel), without sending it anywhere. */
+async function offerOf(): Promise<string> {
+  let offer = "";
+  await WhepViewer.connect(async (sdpOffer) => {
+    offer = sdpOffer;
+    throw new Error("only the offer was wanted");
+  }).catch(() => {});
+  return offer;
 }
 
 async function refused(res: Response, status: number): Promise<string> {
@@ -78,12 +90,87 @@ describe("POST /v1/sessions/{id}/whep", () => {
     );
   });
 
-  it("takes the session's cookie, as the browser that started it has", async () => {
+  it("watches a LITE session: the avatar's video and voice reach a viewer, and its voice is the caller's", async () => {
     const s = await startedLite(suite);
-    // Without media on this suite's worker, the credential and state checks pass and the worker says so.
-    const res = await whep(s.session_id, cookie(s.session_token));
-    expect(res.status).not.toBe(401);
-    expect(res.status).not.toBe(404);
+    const client = await EventClient.connect(s.ws_url);
+    await client.next("session.state_updated");
+    const url = `${suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`;
+    // Opus packets of silence are a few bytes; of a voice, tens of bytes.
+    const voiced: number[] = [];
+    const viewer = await WhepViewer.connect(whepOverHttp(url, bearer(s.session_token)), {
+      codecs: ["H264"],
+      onAudioPacket: (p) => {
+        if (p.data.length > 20) voiced.push(p.receivedAt);
+      },
+    });
+    await viewer.connected;
+    await eventually(async () => expect(viewer.stats.keyframes).toBeGreaterThan(0), 15_000);
+    expect(voiced).toEqual([]);
+    client.send({ type: "agent.speak", event_id: "u1", audio: pcmBase64(600) });
+    client.send({ type: "agent.speak_end", event_id: "u1" });
+    await client.next("agent.speak_ended");
+    await eventually(async () => expect(voiced.length).toBeGreaterThanOrEqual(10), 5_000);
+    expect(viewer.stats.videoFrames).toBeGreaterThan(10);
+    await viewer.close();
+    await client.close();
+    await stopSession(suite, s.session_token);
+  });
+
+  it("takes the session's cookie, as the browser that started it has, and API keys of its space", async () => {
+    const s = await startedLite(suite);
+    for (const headers of [cookie(s.session_token), key(suite.apiKey)]) {
+      const viewer = await WhepViewer.connect(
+        whepOverHttp(`${suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, headers),
+        { codecs: ["H264"] },
+      );
+      await viewer.close();
+    }
+    await stopSession(suite, s.session_token);
+  });
+
+  it("lets four viewers watch and refuses the fifth with 429; DELETE ends one (204), twice is 404", async () => {
+    const s = await startedLite(suite);
+    const url = `${suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`;
+    const viewers: WhepViewer[] = [];
+    for (let i = 0; i < 4; i++) {
+      viewers.push(await WhepViewer.connect(whepOverHttp(url, bearer(s.session_token))));
+    }
+    await refused(await whep(s.session_id, bearer(s.session_token), await offerOf()), 429);
+    // A viewer's resource: DELETE ends it, and its seat is free again.
+    for (const v of viewers) await v.close();
+    await eventually(async () => {
+      const again = await fetch(url, {
+        method: "POST",
+        headers: { ...sdp, ...bearer(s.session_token) },
+        body: await offerOf(),
+      });
+      expect(again.status).toBe(201);
+      const location = again.headers.get("location") ?? "";
+      expect(location).toMatch(new RegExp(`^/v1/sessions/${s.session_id}/whep/[0-9a-f-]{36}$`));
+      const del = await fetch(`${suite.gatewayUrl}${location}`, {
+        method: "DELETE",
+        headers: bearer(s.session_token),
+      });
+      expect(del.status).toBe(204);
+      await refused(
+        await fetch(`${suite.gatewayUrl}${location}`, { method: "DELETE", headers: bearer(s.session_token) }),
+        404,
+      );
+    });
+    await stopSession(suite, s.session_token);
+  });
+
+  it("refuses an offer it cannot answer with 400: an answer, no video, no codec it sends", async () => {
+    const s = await startedLite(suite);
+    const good = await offerOf();
+    for (const bad of [
+      good.replace("a=recvonly", "a=sendonly").replace(/a=setup:actpass/g, "a=setup:active"),
+      good.replace(/m=video[\s\S]*?(?=m=audio)/, ""),
+      good.replace(/H264\/90000/g, "AV1/90000").replace(/VP8\/90000/g, "VP9/90000"),
+    ]) {
+      const res = await whep(s.session_id, bearer(s.session_token), bad);
+      expect(res.status, bad.slice(0, 60)).toBe(400);
+    }
     await stopSession(suite, s.session_token);
   });
 

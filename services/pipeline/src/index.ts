@@ -4,7 +4,7 @@ import { PipelineService } from "@avatar/contracts/pipeline";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
-import { noMedia } from "./media/no-media.js";
+import { avatarMediaFactory } from "./media/media-factory.js";
 import type { SessionMediaFactory } from "./media/session-media.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
@@ -57,7 +57,9 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     clock,
     workerId,
     modeFor,
-    media: options.media ?? noMedia,
+    media:
+      options.media ??
+      avatarMediaFactory({ catalog: deps.clients.catalog, env: deps.env, mediaOn: settings.PIPELINE_MEDIA }),
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
   return {

@@ -166,12 +166,15 @@ function rig(sessionFields: MessageInitShape<typeof SessionSchema> = {}) {
 }
 
 describe("SessionRunner", () => {
-  it("relays WHEP calls to the session's media while it runs, and stops the media at the end", async () => {
-    const r = rig();
+  it("answers a WHEP call of a session that has not started with UNAVAILABLE", async () => {
+    const r = rig({ state: SessionState.CREATED });
     const early = await r.whep({ action: { case: "offerSdp", value: "v=0 offer" } });
     expect(early).toMatchObject({ status: WhepStatus.UNAVAILABLE, message: "the session is starting" });
-    r.opened("c1");
-    await flush();
+    expect(r.whepCalls).toEqual([]);
+  });
+
+  it("relays WHEP calls to the session's media while it runs (a viewer may come before any socket)", async () => {
+    const r = rig();
     const answer = await r.whep({ action: { case: "offerSdp", value: "v=0 offer" } });
     expect(answer).toMatchObject({ status: WhepStatus.OK, answerSdp: "v=0 answer", viewerId: "v1" });
     expect(r.whepCalls.map((c) => c.action)).toEqual([{ case: "offerSdp", value: "v=0 offer" }]);

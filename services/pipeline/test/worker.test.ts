@@ -38,6 +38,7 @@ const settings: PipelineSettings = {
   PIPELINE_ACTIVITY_REPORT_MS: 10_000,
   PIPELINE_RECONCILE_MS: 30_000,
   PIPELINE_START_WAIT_MS: 20_000,
+  PIPELINE_MEDIA: false,
 };
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -243,6 +243,8 @@ export class SessionRunner {
   /** A WHEP call relayed by a gateway: answered by the media while the session runs here. */
   private async whep(data: Uint8Array): Promise<Uint8Array> {
     const answer = (res: WhepResponse) => toBinary(WhepResponseSchema, res);
+    // A viewer may come before any socket: its call confirms the start as a socket's first frame would.
+    if (this.phase === "pending") await this.confirm();
     const media = this.media;
     if (this.phase !== "running" || !media) {
       const message = this.phase === "finished" ? "the session is over" : "the session is starting";
