@@ -91,6 +91,12 @@ describe.skipIf(!available)("the embed page in a browser", () => {
   it("starts a conversation, answers a typed message, ends, and starts again", async () => {
     const page = await open(await embedUrl({ avatar_id: ADA, is_sandbox: true }));
     expect(await page.locator("#text").isDisabled()).toBe(true);
+    // Before the start: the avatar's poster, a picture of it at rest.
+    const poster = await page.locator("video").getAttribute("poster");
+    const picture = await fetch(new URL(poster ?? "", page.url()));
+    expect(picture.headers.get("content-type")).toBe("image/png");
+    expect((await picture.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    await page.screenshot({ path: path.join(SHOTS, "before-start.png") });
     await button(page, "Start conversation").click();
     await inState(page, "live");
     expect(await page.locator("#start-overlay").isHidden()).toBe(true);

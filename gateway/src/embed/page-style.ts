@@ -23,7 +23,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
   .vertical.app { grid-template-columns: auto minmax(280px, 1fr); }
 }
 video { width: 100%; height: 100%; object-fit: cover; display: block; background: transparent; }
-.overlay { position: absolute; inset: 0; display: flex; flex-direction: column; align-items: center; justify-content: center; gap: 12px; padding: 16px; text-align: center; background: linear-gradient(to top, rgb(0 0 0 / .55), rgb(0 0 0 / .1)); }
+.overlay { position: absolute; inset: 0; display: flex; flex-direction: column; align-items: center; justify-content: flex-end; gap: 10px; padding: 16px 16px 18px; text-align: center; background: linear-gradient(to top, rgb(0 0 0 / .55), rgb(0 0 0 / .1)); }
 .overlay[hidden] { display: none; }
 .overlay p { margin: 0; max-width: 32ch; text-shadow: 0 1px 2px rgb(0 0 0 / .6); }
 .chip { position: absolute; top: 10px; left: 10px; padding: 4px 10px; border-radius: 999px; background: rgb(0 0 0 / .55); font-size: 13px; display: flex; align-items: center; gap: 6px; }
