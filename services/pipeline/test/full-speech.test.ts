@@ -1,4 +1,4 @@
-import { LocalEspeakSynthesizer } from "@avatar/providers";
+import { LocalEspeakSynthesizer, speechOf } from "@avatar/providers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { VendorATtsServer } from "../../../packages/providers/test/servers/vendor-a-tts-server.js";
 import type { FullMode } from "../src/full/index.js";
@@ -25,7 +25,7 @@ function run(
 async function espeakDurationMs(text: string): Promise<number> {
   const espeak = new LocalEspeakSynthesizer();
   let bytes = 0;
-  for await (const pcm of espeak.synthesize({ text, voiceId: "", settings: {}, language: "en" }))
+  for await (const { pcm } of speechOf(espeak, { text, voiceId: "", settings: {}, language: "en" }))
     bytes += pcm.length;
   await espeak.close();
   return durationMs(bytes);
@@ -68,9 +68,12 @@ describe("avatar.repeat in a sandbox session (local synthesizer)", () => {
     expect(Number(entry?.absoluteTimestamp)).toBeGreaterThanOrEqual(started.at - 5);
     expect(Number(entry?.absoluteTimestamp)).toBeLessThanOrEqual(started.at + 5);
     expect(session.types(["error", "warning"])).toEqual([]);
-    // The avatar's media got all of that audio, then the end of the utterance.
+    // The avatar's media got all of that audio with what is said when (eSpeak's phonemes), then the end.
     expect(durationMs(session.avatar.spokenBytes)).toBeCloseTo(expected, 0);
     expect(session.avatar.kinds.at(-1)).toBe("end");
+    const marks = session.avatar.calls.flatMap((c) => (c.kind === "speak" ? (c.phonemes ?? []) : []));
+    expect(marks.length).toBeGreaterThan(10);
+    expect(marks.every((m) => m.startMs >= 0 && m.durationMs >= 0)).toBe(true);
   });
 
   it("speaks requests one after another, in order", async () => {

@@ -1,7 +1,13 @@
 import { bytesFromSamples } from "../audio/pcm.js";
 import { resamplePcm } from "../audio/stream-resampler.js";
 import { parseWav } from "../audio/wav.js";
-import { SESSION_SAMPLE_RATE, type SpeechSynthesizer, type SynthesisRequest } from "../types.js";
+import {
+  SESSION_SAMPLE_RATE,
+  type SpeechSynthesizer,
+  type SpokenPhoneme,
+  type SynthesisRequest,
+  type TimedSpeech,
+} from "../types.js";
 import { EspeakRunner } from "./espeak-runner.js";
 import { espeakVoiceFor } from "./espeak-voices.js";
 import { splitSentences } from "./sentences.js";
@@ -18,21 +24,6 @@ import { numberSetting } from "./settings.js";
  * Aborting ends the iteration at once (quietly); a render already running in a worker finishes there
  * and is dropped.
  */
-
-/** A phoneme of the synthesized speech: eSpeak's IPA name and when it sounds, ms from the chunk's start. */
-export interface SpokenPhoneme {
-  phoneme: string;
-  startMs: number;
-  durationMs: number;
-}
-
-/** One sentence of speech with its phoneme timing (what synthesizeTimed yields). */
-export interface TimedSpeech {
-  /** PCM s16le at SESSION_SAMPLE_RATE, as `synthesize` yields. */
-  pcm: Uint8Array;
-  /** In order, covering the chunk; an empty name is a pause. */
-  phonemes: SpokenPhoneme[];
-}
 
 export interface LocalEspeakOptions {
   /** Worker threads rendering concurrently (default 1). */

@@ -1,4 +1,4 @@
-import { AsyncQueue } from "@avatar/providers";
+import { AsyncQueue, speechOf } from "@avatar/providers";
 import type { SessionProviders } from "../providers/session-providers.js";
 import type { ServerEventInput, SessionContext } from "../realtime/mode.js";
 import { type Conversation, NoLanguageModel } from "./conversation.js";
@@ -83,7 +83,8 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   try {
     const voice = await d.providers.synthesizer();
     for await (const text of queue) {
-      const chunks = voice.synthesizer.synthesize(
+      const chunks = speechOf(
+        voice.synthesizer,
         {
           text,
           voiceId: voice.voiceId,
@@ -92,14 +93,14 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
         },
         signal,
       );
-      for await (const pcm of chunks) {
+      for await (const { pcm, phonemes } of chunks) {
         if (!start) {
           start = turnStart(ctx);
           emit("avatar.speak_started");
           d.onTalking(true);
         }
         playout.push(pcm.length);
-        ctx.avatar.speak(pcm);
+        ctx.avatar.speak(pcm, phonemes);
       }
       signal.throwIfAborted();
       const endsAt = playout.endsAt;
