@@ -109,13 +109,17 @@ async function startProbes(page: Page, box: { x: number; y: number; width: numbe
       const scaleY = video.videoHeight / 720;
       g.drawImage(video, -mouth.x * scaleX, -mouth.y * scaleY, video.videoWidth, video.videoHeight);
       const { data } = g.getImageData(0, 0, mouth.width, mouth.height);
-      let dark = 0;
+      // An open mouth shows its dark inside: pixels much darker than the skin around it (the box's
+      // median), whatever the skin's own tone.
+      const lumas: number[] = [];
       for (let i = 0; i < data.length; i += 4) {
-        const luma =
-          0.299 * (data[i] as number) + 0.587 * (data[i + 1] as number) + 0.114 * (data[i + 2] as number);
-        if (luma < 70) dark++;
+        lumas.push(
+          0.299 * (data[i] as number) + 0.587 * (data[i + 1] as number) + 0.114 * (data[i + 2] as number),
+        );
       }
-      samples.frames.push({ t: meta.expectedDisplayTime, mouth: dark / (data.length / 4) });
+      const skin = [...lumas].sort((a, b) => a - b)[Math.floor(lumas.length / 2)] as number;
+      const dark = lumas.filter((l) => l < skin * 0.55).length;
+      samples.frames.push({ t: meta.expectedDisplayTime, mouth: dark / lumas.length });
       video.requestVideoFrameCallback(onFrame);
     };
     video.requestVideoFrameCallback(onFrame);
