@@ -10,6 +10,11 @@ export const processSettings = {
   NATS_NAMESPACE: env.optionalString(),
   LOG_LEVEL: env.oneOf(["debug", "info", "warn", "error"] as const, { default: "info" }),
   DATA_DIR: env.string({ default: ".data" }),
+  /**
+   * A port of its own for `GET /metrics` (Prometheus). The gateway and `pnpm start` default to 9464;
+   * a service also answers /metrics on its own (internal) port.
+   */
+  METRICS_PORT: env.optionalInt({ min: 0, max: 65535 }),
   TOKENS_URL: env.optionalUrl(),
   SESSIONS_URL: env.optionalUrl(),
   CATALOG_URL: env.optionalUrl(),

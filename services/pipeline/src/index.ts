@@ -4,6 +4,7 @@ import { PipelineService } from "@avatar/contracts/pipeline";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
+import { meterWorker } from "./metrics/pipeline-metrics.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
 import type { SessionProvidersFactory } from "./providers/session-providers.js";
@@ -55,6 +56,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     modeFor,
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
+  let unmeter: (() => void) | undefined;
   return {
     name: "pipeline",
     worker,
@@ -63,8 +65,14 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     start: async () => {
       registry.start();
       worker.start();
+      unmeter = meterWorker({
+        id: workerId,
+        capacity: settings.PIPELINE_CAPACITY,
+        running: () => worker.sessionIds.length,
+      });
     },
     stop: async () => {
+      unmeter?.();
       await worker.stop();
       await registry.stop();
     },
