@@ -13,12 +13,13 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { PipelineSettings } from "../settings.js";
 import { ActivityReporter } from "./activity.js";
+import { BatchWriter } from "./batch-writer.js";
 import { type Clock, Timer } from "./clock.js";
 import { Connections } from "./connections.js";
 import { readEnvelope } from "./envelope.js";
 import { readClientFrame, ServerFrames, serverEventJson } from "./frames.js";
 import type { ModeFactory, ModeHandler, SessionContext } from "./mode.js";
-import { sessionContext } from "./session-context.js";
+import { type StoredEvent, sessionContext } from "./session-context.js";
 import { type Outcome, SessionReports } from "./session-reports.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 
@@ -70,6 +71,7 @@ export class SessionRunner {
   private readonly connections = new Connections();
   private readonly activity: ActivityReporter;
   private readonly transcript: TranscriptWriter;
+  private readonly events: BatchWriter<StoredEvent>;
   private readonly reports: SessionReports;
   private readonly graceTimer: Timer;
   private readonly sweepTimer: Timer;
@@ -104,6 +106,14 @@ export class SessionRunner {
       },
       clock,
       this.log,
+    );
+    this.events = new BatchWriter<StoredEvent>(
+      async (events) => {
+        await deps.sessions.appendSessionEvents({ sessionId: this.sessionId, events });
+      },
+      clock,
+      this.log,
+      "session events",
     );
     this.reports = new SessionReports(deps.sessions, () => this.session, clock, this.log);
     this.graceTimer = new Timer(clock);
@@ -188,6 +198,7 @@ export class SessionRunner {
       clock: this.deps.clock,
       out: this.out,
       transcript: this.transcript,
+      events: this.events,
       open: () => this.phase === "running",
       startedAt: () => this.startedAt,
       end: (reason) => this.end(reason),
@@ -378,6 +389,7 @@ export class SessionRunner {
     void this.subscription.unsubscribe();
     if (wasRunning) this.log.info("session finished", { endReason });
     void this.transcript.idle();
+    void this.events.idle();
     this.deps.onFinished(this.sessionId);
   }
 }
