@@ -4,6 +4,7 @@ import { MemoryService } from "@avatar/contracts/memory";
 import { PipelineService } from "@avatar/contracts/pipeline";
 import { SessionsService } from "@avatar/contracts/sessions";
 import { TokensService } from "@avatar/contracts/tokens";
+import { WebhooksService } from "@avatar/contracts/webhooks";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -37,6 +38,7 @@ export const services = {
   agents: AgentsService,
   memory: MemoryService,
   pipeline: PipelineService,
+  webhooks: WebhooksService,
 } as const;
 
 export type ServiceName = keyof typeof services;

@@ -22,6 +22,8 @@ export * from "./sealing.js";
 export * from "./sealing-config.js";
 export * from "./server.js";
 export * from "./service.js";
+export * from "./session-names.js";
 export * from "./session-token.js";
 export * from "./shutdown.js";
 export * from "./tracing/index.js";
+export * from "./webhook-event-types.js";

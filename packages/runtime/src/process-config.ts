@@ -21,6 +21,7 @@ export const processSettings = {
   AGENTS_URL: env.optionalUrl(),
   MEMORY_URL: env.optionalUrl(),
   PIPELINE_URL: env.optionalUrl(),
+  WEBHOOKS_URL: env.optionalUrl(),
 };
 
 export type ProcessConfig = ConfigOf<typeof processSettings>;
@@ -37,5 +38,6 @@ export function serviceUrlsFrom(config: ProcessConfig): ServiceUrls {
     agents: config.AGENTS_URL,
     memory: config.MEMORY_URL,
     pipeline: config.PIPELINE_URL,
+    webhooks: config.WEBHOOKS_URL,
   };
 }
