@@ -2,7 +2,15 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMemoryBus } from "@avatar/bus";
 import { afterEach, describe, expect, it } from "vitest";
-import { injectContext, inSpan, SpanKind, startTracing, traceBus, tracingOn } from "../src/index.js";
+import {
+  createLogger,
+  injectContext,
+  inSpan,
+  SpanKind,
+  startTracing,
+  traceBus,
+  tracingOn,
+} from "../src/index.js";
 
 afterEach(() => {
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
