@@ -1,19 +1,34 @@
 /**
- * Building blocks of `pnpm bench:media`: each runs one measurement on SYNTHETIC frames (see
- * synthetic-frames.ts) and returns figures. CPU figures are process CPU time (ours plus the ffmpeg
- * children's, from /proc), so they hold on a shared machine better than wall time does.
+ * Building blocks of `pnpm bench:media`: each runs one measurement and returns figures. The frames come
+ * from a FrameSource (`pnpm bench:media` gives the avatar's renderer speaking; by default SYNTHETIC frames,
+ * see synthetic-frames.ts). CPU figures are process CPU time (ours plus the ffmpeg children's, from
+ * /proc), so they hold on a shared machine better than wall time does.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { liveEncoderPids } from "../encode/encoder-process.js";
 import { ffmpegBinary } from "../encode/ffmpeg-binary.js";
 import { ffmpegVideoArgs } from "../encode/video-encoding.js";
-import { FRAME_MS, type VideoCodecName, type VideoQualityName, videoSize } from "../frames.js";
+import { type AvFrame, FRAME_MS, type VideoCodecName, type VideoQualityName, videoSize } from "../frames.js";
 import { MediaSession } from "../media-session.js";
+import type { AvatarVideoGenerator } from "../video-generator.js";
 import { WhepViewer } from "../webrtc/whep-viewer.js";
 import { syntheticFrame, syntheticFrames } from "./synthetic-frames.js";
 
 const TICK_MS = 10; // /proc clock ticks (USER_HZ 100)
+
+/** Where a benchmark's frames come from: a real-time stream, and stills for the bare encoder. */
+export interface FrameSource {
+  stream(quality: VideoQualityName): AsyncIterable<AvFrame> | AvatarVideoGenerator;
+  /** `count` consecutive frames' pixels, rendered now (the same kind of frames the stream has). */
+  stills(quality: VideoQualityName, count: number): Promise<Uint8Array[]> | Uint8Array[];
+}
+
+export const syntheticSource: FrameSource = {
+  stream: (quality) => syntheticFrames({ ...videoSize(quality), realtime: true }),
+  stills: (quality, count) =>
+    Array.from({ length: count }, (_, i) => syntheticFrame(i, videoSize(quality), 0).video.data),
+};
 
 function childCpuMs(pids: number[]): number {
   let total = 0;
@@ -29,9 +44,14 @@ function childCpuMs(pids: number[]): number {
 }
 
 /** The floor: the same frames through one bare ffmpeg encoder (same arguments), CPU ms per frame. */
-export async function bareEncoderCost(codec: VideoCodecName, quality: VideoQualityName, frames = 100) {
+export async function bareEncoderCost(
+  codec: VideoCodecName,
+  quality: VideoQualityName,
+  frames = 100,
+  source: FrameSource = syntheticSource,
+) {
   const { width, height } = videoSize(quality);
-  const inputs = Array.from({ length: 25 }, (_, i) => syntheticFrame(i, { width, height }, 0).video.data);
+  const inputs = await source.stills(quality, 50);
   const child = spawn(ffmpegBinary(), ffmpegVideoArgs({ codec, width, height }), {
     stdio: ["pipe", "pipe", "ignore"],
   });
@@ -54,10 +74,11 @@ export async function sessionCost(
   quality: VideoQualityName,
   seconds = 5,
   viewers = 1,
+  source: FrameSource = syntheticSource,
 ) {
   const { width, height } = videoSize(quality);
   const session = new MediaSession({
-    frames: syntheticFrames({ width, height, realtime: true }),
+    frames: source.stream(quality),
     video: { codec, width, height },
     rtc: { iceServers: [], bindAddress: "127.0.0.1" },
   });
@@ -138,13 +159,14 @@ export async function concurrentSessions(
   codec: VideoCodecName = "H264",
   quality: VideoQualityName = "high",
   seconds = 6,
+  source: FrameSource = syntheticSource,
 ) {
   const { width, height } = videoSize(quality);
   const sessions = Array.from(
     { length: count },
     () =>
       new MediaSession({
-        frames: syntheticFrames({ width, height, realtime: true }),
+        frames: source.stream(quality),
         video: { codec, width, height },
         rtc: { iceServers: [], bindAddress: "127.0.0.1" },
       }),
