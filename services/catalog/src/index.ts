@@ -6,6 +6,7 @@ import { readCatalogFile, seedCatalog } from "./seed.js";
 import { catalogService } from "./service.js";
 
 export type { AvatarWriteDeps, EndAvatarSessions } from "./avatar-writes.js";
+export { lookSeedOf } from "./look-seed.js";
 export type { CatalogDatabase } from "./schema.js";
 export { type CatalogFile, readCatalogFile, type SeedAvatar } from "./seed.js";
 export { catalogService } from "./service.js";
