@@ -1,0 +1,125 @@
+import { createServer } from "node:net";
+import { i420Size, videoSize } from "@avatar/media";
+import { collectingLogger } from "@avatar/testkit";
+import { AudioSource, VideoSource } from "@livekit/rtc-node";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  disposeTransportA,
+  maxVideoBitrate,
+  type PublisherState,
+  TransportAPublisher,
+} from "../src/publisher/index.js";
+import { audioFrameOf, videoFrameOf } from "../src/publisher/rtc-frames.js";
+import { RoomServiceTestServer } from "./servers/room-service-server.js";
+import { syntheticFrames } from "./synthetic-frames.js";
+
+afterAll(async () => {
+  await disposeTransportA();
+});
+
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe("frames in transportA's native shapes", () => {
+  it("the SDK's video and audio sources take the stream's frames at every quality", async () => {
+    for (const quality of ["low", "medium", "high", "very_high"] as const) {
+      const { width, height } = videoSize(quality, "vertical");
+      const { value: frame } = await syntheticFrames({ width, height, count: 1, paced: false }).next();
+      if (!frame) throw new Error("no frame");
+      const video = new VideoSource(width, height);
+      const audio = new AudioSource(48_000, 1, 100);
+      video.captureFrame(videoFrameOf(frame));
+      await audio.captureFrame(audioFrameOf(frame));
+      expect(audioFrameOf(frame)).toMatchObject({ sampleRate: 48_000, channels: 1, samplesPerChannel: 1920 });
+      await video.close();
+      await audio.close();
+    }
+  });
+
+  it("a video frame whose bytes do not match its size is refused before it reaches the SDK", () => {
+    const frame = {
+      index: 0,
+      at: 0,
+      video: { width: 640, height: 360, data: new Uint8Array(i420Size(640, 360) - 1) },
+      audio: new Int16Array(1920),
+      mouthOpen: 0,
+      speaking: false,
+    };
+    expect(() => videoFrameOf(frame)).toThrow(/I420 frame of 640x360 needs 345600 bytes, got 345599/);
+  });
+
+  it("caps the video bitrate by frame size", () => {
+    expect(maxVideoBitrate(1280, 720)).toBe(1_728_000);
+    expect(maxVideoBitrate(1920, 1080)).toBe(3_888_000);
+    expect(maxVideoBitrate(640, 360)).toBe(432_000);
+  });
+});
+
+describe("a publisher that cannot join", () => {
+  it("retries, then gives up and drains the frames without holding them (unreachable server)", async () => {
+    const { log, records } = collectingLogger();
+    const states: PublisherState[] = [];
+    const port = await closedPort();
+    const publisher = new TransportAPublisher({
+      url: `ws://127.0.0.1:${port}`,
+      token: "a.b.c",
+      frames: syntheticFrames({ width: 640, height: 360, count: 30 }),
+      codec: "H264",
+      log,
+      joinAttempts: 2,
+      retryDelayMs: 20,
+      onState: (s) => states.push(s),
+    });
+    const report = await publisher.run();
+    expect(report.published).toBe(0);
+    expect(report.dropped).toBe(30);
+    expect(report.failure).toMatch(/Connection refused/);
+    expect(states.map((s) => s.state)).toEqual(["joining", "joining", "failed"]);
+    expect(records().filter((l) => l.msg === "could not join the transportA room")).toHaveLength(2);
+    publisher.clearAudio(); // not in a room: nothing to clear, no error
+  });
+
+  it("a server that is not a transportA signalling server fails the join the same way", async () => {
+    const server = await RoomServiceTestServer.start("k", "s");
+    try {
+      const states: PublisherState[] = [];
+      const report = await new TransportAPublisher({
+        url: server.url.replace("http:", "ws:"),
+        token: "a.b.c",
+        frames: syntheticFrames({ width: 640, height: 360, count: 15 }),
+        codec: "VP8",
+        log: collectingLogger().log,
+        joinAttempts: 1,
+        onState: (s) => states.push(s),
+      }).run();
+      expect(report).toMatchObject({ published: 0, dropped: 15 });
+      expect(report.failure).toBeTruthy();
+      expect(states.at(-1)?.state).toBe("failed");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("stops when its signal aborts, even with an endless stream and joins still failing", async () => {
+    const port = await closedPort();
+    const stop = new AbortController();
+    const run = new TransportAPublisher({
+      url: `ws://127.0.0.1:${port}`,
+      token: "a.b.c",
+      frames: syntheticFrames({ width: 640, height: 360, signal: stop.signal }),
+      codec: "H264",
+      log: collectingLogger().log,
+      retryDelayMs: 10_000,
+      signal: stop.signal,
+    }).run();
+    setTimeout(() => stop.abort(), 300);
+    const report = await run;
+    expect(report.published).toBe(0);
+    expect(report.dropped).toBeGreaterThan(3);
+  });
+});
