@@ -20,7 +20,7 @@ import {
 } from "@livekit/rtc-node";
 import { afterAll, describe, expect, it } from "vitest";
 import { AVATAR_IDENTITY, roomForSession, TransportAServer, transportAConfig } from "../src/index.js";
-import { disposeTransportA, type PublisherState, TransportAPublisher } from "../src/publisher/index.js";
+import { type PublisherState, retainTransportA, TransportAPublisher } from "../src/publisher/index.js";
 import { syntheticFrames } from "./synthetic-frames.js";
 
 const url = process.env.TRANSPORT_A_TEST_URL;
@@ -34,8 +34,9 @@ if (!available) {
   );
 }
 
+const release = available ? retainTransportA() : undefined;
 afterAll(async () => {
-  if (available) await disposeTransportA();
+  await release?.();
 });
 
 /** Resolves with the first value `test` accepts from the stream (and cancels it). */

@@ -4,17 +4,18 @@ import { collectingLogger } from "@avatar/testkit";
 import { AudioSource, VideoSource } from "@livekit/rtc-node";
 import { afterAll, describe, expect, it } from "vitest";
 import {
-  disposeTransportA,
   maxVideoBitrate,
   type PublisherState,
+  retainTransportA,
   TransportAPublisher,
 } from "../src/publisher/index.js";
 import { audioFrameOf, videoFrameOf } from "../src/publisher/rtc-frames.js";
 import { RoomServiceTestServer } from "./servers/room-service-server.js";
 import { syntheticFrames } from "./synthetic-frames.js";
 
+const release = retainTransportA();
 afterAll(async () => {
-  await disposeTransportA();
+  await release();
 });
 
 async function closedPort(): Promise<number> {
@@ -57,6 +58,32 @@ describe("frames in transportA's native shapes", () => {
     expect(maxVideoBitrate(1280, 720)).toBe(1_728_000);
     expect(maxVideoBitrate(1920, 1080)).toBe(3_888_000);
     expect(maxVideoBitrate(640, 360)).toBe(432_000);
+  });
+});
+
+describe("the SDK's native runtime", () => {
+  it("is disposed by its last holder and starts again for the next one", async () => {
+    const port = await closedPort();
+    const attempt = () =>
+      new TransportAPublisher({
+        url: `ws://127.0.0.1:${port}`,
+        token: "a.b.c",
+        frames: syntheticFrames({ width: 64, height: 64, count: 10 }),
+        codec: "H264",
+        log: collectingLogger().log,
+        joinAttempts: 1,
+      }).run();
+    const first = retainTransportA();
+    const second = retainTransportA();
+    expect((await attempt()).failure).toMatch(/Connection refused/);
+    await first();
+    await first(); // releasing twice counts once
+    expect((await attempt()).failure).toMatch(/Connection refused/); // still held by `second` (and this file)
+    await second();
+    await release(); // the last holder: the runtime is disposed
+    const again = retainTransportA();
+    expect((await attempt()).failure).toMatch(/Connection refused/); // a fresh runtime answers
+    await again();
   });
 });
 
@@ -104,6 +131,19 @@ describe("a publisher that cannot join", () => {
       await server.close();
     }
   });
+
+  it("ends with its frames, without sitting out the pause before the next attempt", async () => {
+    const port = await closedPort();
+    const report = await new TransportAPublisher({
+      url: `ws://127.0.0.1:${port}`,
+      token: "a.b.c",
+      frames: syntheticFrames({ width: 640, height: 360, count: 10 }),
+      codec: "H264",
+      log: collectingLogger().log,
+      retryDelayMs: 60_000,
+    }).run();
+    expect(report).toMatchObject({ published: 0, dropped: 10 });
+  }, 10_000);
 
   it("stops when its signal aborts, even with an endless stream and joins still failing", async () => {
     const port = await closedPort();

@@ -4,6 +4,7 @@ import { PipelineService } from "@avatar/contracts/pipeline";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
+import { TransportAPublishing } from "./media/transport-a.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
 import type { SessionProvidersFactory } from "./providers/session-providers.js";
@@ -14,6 +15,11 @@ import { readPipelineSettings } from "./settings.js";
 import { WorkerRegistry } from "./worker/registry.js";
 import { PipelineWorker } from "./worker/worker.js";
 
+export {
+  type PublishRequest,
+  type TransportAPublication,
+  TransportAPublishing,
+} from "./media/transport-a.js";
 export { type PipelineSettings, pipelineSettings } from "./settings.js";
 
 // biome-ignore lint/complexity/noBannedTypes: the pipeline keeps no tables
@@ -30,6 +36,8 @@ export interface PipelineOptions {
 export interface PipelineApp extends ServiceApp {
   worker: PipelineWorker;
   registry: WorkerRegistry;
+  /** Publishing sessions' media into transportA rooms (`publish` with a session's frame stream). */
+  transportA: TransportAPublishing;
 }
 
 /**
@@ -55,10 +63,12 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     modeFor,
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
+  const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());
   return {
     name: "pipeline",
     worker,
     registry,
+    transportA,
     routes: (router) => router.service(PipelineService, pipelineService(registry)),
     start: async () => {
       registry.start();
@@ -67,6 +77,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     stop: async () => {
       await worker.stop();
       await registry.stop();
+      await transportA.close();
     },
   };
 }

@@ -2,8 +2,7 @@
  * Publishing the avatar into a transportA room with transportA's own WebRTC SDK. A separate entry
  * point: importing it loads the SDK's native library, which only a process that publishes needs.
  */
-import { dispose } from "@livekit/rtc-node";
-
+export { retainTransportA } from "./native-runtime.js";
 export {
   type PublisherOptions,
   type PublisherState,
@@ -11,6 +10,3 @@ export {
   TransportAPublisher,
 } from "./publisher.js";
 export { maxVideoBitrate } from "./rtc-frames.js";
-
-/** Releases the SDK's native resources; call once when the process stops publishing for good. */
-export const disposeTransportA = (): Promise<void> => dispose();

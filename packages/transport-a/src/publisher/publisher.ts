@@ -80,6 +80,8 @@ export class TransportAPublisher {
   private attemptsLeft: number;
   private final = false;
   private stopped = false;
+  /** Ends a pause between join attempts when the run ends. */
+  private readonly halt = new AbortController();
   private failure: string | undefined;
   private readonly report: PublishReport = { published: 0, dropped: 0 };
 
@@ -97,6 +99,7 @@ export class TransportAPublisher {
       }
     } finally {
       this.stopped = true;
+      this.halt.abort();
       await this.joining?.catch(() => {});
       await this.leave();
     }
@@ -214,15 +217,16 @@ export class TransportAPublisher {
   }
 
   private pause(ms: number): Promise<void> {
-    const signal = this.options.signal;
+    const signals = [this.halt.signal, this.options.signal].filter((x): x is AbortSignal => x !== undefined);
+    if (signals.some((x) => x.aborted)) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
+        for (const x of signals) x.removeEventListener("abort", done);
         resolve();
       }
-      signal?.addEventListener("abort", done, { once: true });
+      for (const x of signals) x.addEventListener("abort", done, { once: true });
     });
   }
 }
