@@ -9,6 +9,7 @@ import { dnsEgressAllowed, ingressAllowed, selects } from "./network-policy.js";
 import {
   envValue,
   hasLabels,
+  isMediaServer,
   isSuite,
   ofKind,
   sealingServices,
@@ -261,8 +262,9 @@ export function replicaProblems(resources: Resource[], min: number): string[] {
 }
 
 /**
- * Network policies: the gateway is reachable from outside, the services only from the suite, nothing
- * else from outside, and every pod can still resolve names.
+ * Network policies: the gateway and a transportA media server (clients join its rooms) are reachable
+ * from outside on every port they declare, UDP included; the services only from the suite; nothing else
+ * from outside; and every pod can still resolve names.
  */
 export function networkProblems(resources: Resource[]): string[] {
   const policies = ofKind<INetworkPolicy>(resources, "NetworkPolicy");
@@ -274,10 +276,12 @@ export function networkProblems(resources: Resource[]): string[] {
     const pod = { labels: w.labels, ports: w.containers.flatMap((c) => c.ports ?? []) };
     const at = `${w.kind}/${w.name}`;
     if (!dnsEgressAllowed(policies, w.labels)) problems.push(`${at}: egress policies block DNS`);
-    for (const { containerPort } of pod.ports) {
-      const fromOutside = ingressAllowed(policies, pod, "outside", containerPort);
-      if (w === gateway) {
-        if (!fromOutside) problems.push(`${at}: port ${containerPort} is not reachable from outside`);
+    for (const { containerPort, protocol = "TCP" } of pod.ports) {
+      const fromOutside = ingressAllowed(policies, pod, "outside", containerPort, protocol);
+      if (w === gateway || isMediaServer(w)) {
+        if (!fromOutside) {
+          problems.push(`${at}: port ${containerPort}/${protocol} is not reachable from outside`);
+        }
         continue;
       }
       if (fromOutside) problems.push(`${at}: port ${containerPort} is reachable from outside the namespace`);
