@@ -113,14 +113,8 @@ function describeNetworkError(err: Error): string {
   return cause?.message ? `${err.message} (${cause.message})` : err.message;
 }
 
-function roomInfo(room: {
-  name: string;
-  sid: string;
-  emptyTimeout: number;
-  departureTimeout: number;
-  numParticipants: number;
-  metadata: string;
-}): RoomInfo {
+/** The fields of the SDK's Room this service reads (the Room message carries many more). */
+function roomInfo(room: RoomInfo): RoomInfo {
   return {
     name: room.name,
     sid: room.sid,

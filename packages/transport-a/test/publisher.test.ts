@@ -1,5 +1,5 @@
-import { createServer } from "node:net";
 import { i420Size, videoSize } from "@avatar/media";
+import { freePort } from "@avatar/runtime";
 import { collectingLogger } from "@avatar/testkit";
 import { AudioSource, VideoSource } from "@livekit/rtc-node";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,14 +17,6 @@ const release = retainTransportA();
 afterAll(async () => {
   await release();
 });
-
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe("frames in transportA's native shapes", () => {
   it("the SDK's video and audio sources take the stream's frames at every quality", async () => {
@@ -63,7 +55,7 @@ describe("frames in transportA's native shapes", () => {
 
 describe("the SDK's native runtime", () => {
   it("is disposed by its last holder and starts again for the next one", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const attempt = () =>
       new TransportAPublisher({
         url: `ws://127.0.0.1:${port}`,
@@ -91,7 +83,7 @@ describe("a publisher that cannot join", () => {
   it("retries, then gives up and drains the frames without holding them (unreachable server)", async () => {
     const { log, records } = collectingLogger();
     const states: PublisherState[] = [];
-    const port = await closedPort();
+    const port = await freePort();
     const publisher = new TransportAPublisher({
       url: `ws://127.0.0.1:${port}`,
       token: "a.b.c",
@@ -133,7 +125,7 @@ describe("a publisher that cannot join", () => {
   });
 
   it("ends with its frames, without sitting out the pause before the next attempt", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const report = await new TransportAPublisher({
       url: `ws://127.0.0.1:${port}`,
       token: "a.b.c",
@@ -146,7 +138,7 @@ describe("a publisher that cannot join", () => {
   }, 10_000);
 
   it("stops when its signal aborts, even with an endless stream and joins still failing", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const stop = new AbortController();
     const run = new TransportAPublisher({
       url: `ws://127.0.0.1:${port}`,

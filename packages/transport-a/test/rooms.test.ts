@@ -1,4 +1,5 @@
 import { createServer } from "node:net";
+import { freePort } from "@avatar/runtime";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   ROOM_DEPARTURE_TIMEOUT_SECONDS,
@@ -89,7 +90,7 @@ describe("session rooms over the server API (Twirp RoomService)", () => {
     expect(failing).toBeInstanceOf(TransportAUnavailableError);
     expect(failing.message).toBe("transportA CreateRoom failed (503 unavailable: server is failing)");
 
-    const port = await closedPort();
+    const port = await freePort();
     const nowhere = new TransportARooms(
       transportAConfig({ url: `http://127.0.0.1:${port}`, apiKey: KEY, apiSecret: SECRET }),
     );
@@ -151,11 +152,3 @@ describe("the local RoomService server speaks the protocol, not just what this c
     expect(await garbage.json()).toMatchObject({ code: "malformed" });
   });
 });
-
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}

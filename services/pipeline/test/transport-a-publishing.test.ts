@@ -1,6 +1,6 @@
-import { createServer } from "node:net";
 import { SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import { SessionSchema } from "@avatar/contracts/sessions";
+import { freePort } from "@avatar/runtime";
 import { collectingLogger } from "@avatar/testkit";
 import { roomForSession } from "@avatar/transport-a";
 import { create } from "@bufbuild/protobuf";
@@ -38,14 +38,6 @@ const session = (maxSessionDuration = 600) =>
   create(SessionSchema, { id: crypto.randomUUID(), maxSessionDuration });
 const full = create(SessionConfigSchema, { mode: SessionMode.FULL });
 const lite = create(SessionConfigSchema, { mode: SessionMode.LITE });
-
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe("the avatar's token for a session room", () => {
   it("FULL: joins as the avatar and agent, publishes camera and microphone, until the session's longest run", async () => {
@@ -86,7 +78,7 @@ describe("publishing a session", () => {
   });
 
   it("a LITE caller's room is joined with the caller's URL and token, even without a server here", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { log, records } = collectingLogger();
     const none = TransportAPublishing.fromEnv({}, log, () => NOW);
     const config = create(SessionConfigSchema, {
