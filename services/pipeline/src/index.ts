@@ -4,6 +4,8 @@ import { PipelineService } from "@avatar/contracts/pipeline";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
+import { avatarMediaFactory } from "./media/media-factory.js";
+import type { SessionMediaFactory } from "./media/session-media.js";
 import { TransportAPublishing } from "./media/transport-a.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
@@ -31,6 +33,8 @@ export interface PipelineOptions {
   providers?: SessionProvidersFactory;
   /** Replaces the mode handlers (tests). */
   modes?: Partial<Record<"LITE" | "FULL", ModeFactory>>;
+  /** Replaces the sessions' media (tests). */
+  media?: SessionMediaFactory;
 }
 
 export interface PipelineApp extends ServiceApp {
@@ -61,6 +65,9 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     clock,
     workerId,
     modeFor,
+    media:
+      options.media ??
+      avatarMediaFactory({ catalog: deps.clients.catalog, env: deps.env, mediaOn: settings.PIPELINE_MEDIA }),
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
   const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());
