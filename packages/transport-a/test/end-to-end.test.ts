@@ -19,9 +19,9 @@ import {
   VideoStream,
 } from "@livekit/rtc-node";
 import { afterAll, describe, expect, it } from "vitest";
+import { syntheticFrames } from "../../media/src/bench/synthetic-frames.js";
 import { AVATAR_IDENTITY, roomForSession, TransportAServer, transportAConfig } from "../src/index.js";
 import { type PublisherState, retainTransportA, TransportAPublisher } from "../src/publisher/index.js";
-import { syntheticFrames } from "./synthetic-frames.js";
 
 const url = process.env.TRANSPORT_A_TEST_URL;
 const apiKey = process.env.TRANSPORT_A_TEST_API_KEY;
@@ -69,7 +69,7 @@ describe.skipIf(!available)("transportA end to end (a real server)", () => {
     const publishing = new TransportAPublisher({
       url: url ?? "",
       token: await server.avatarToken(room, { lite: false, ttlSeconds: 300 }),
-      frames: syntheticFrames({ width: 640, height: 360, signal: stop.signal }),
+      frames: syntheticFrames({ width: 640, height: 360, signal: stop.signal, realtime: true }),
       codec: "H264",
       log: collectingLogger().log,
       signal: stop.signal,

@@ -3,6 +3,7 @@ import { freePort } from "@avatar/runtime";
 import { collectingLogger } from "@avatar/testkit";
 import { AudioSource, VideoSource } from "@livekit/rtc-node";
 import { afterAll, describe, expect, it } from "vitest";
+import { syntheticFrames } from "../../media/src/bench/synthetic-frames.js";
 import {
   maxVideoBitrate,
   type PublisherState,
@@ -11,7 +12,6 @@ import {
 } from "../src/publisher/index.js";
 import { audioFrameOf, videoFrameOf } from "../src/publisher/rtc-frames.js";
 import { RoomServiceTestServer } from "./servers/room-service-server.js";
-import { syntheticFrames } from "./synthetic-frames.js";
 
 const release = retainTransportA();
 afterAll(async () => {
@@ -22,7 +22,7 @@ describe("frames in transportA's native shapes", () => {
   it("the SDK's video and audio sources take the stream's frames at every quality", async () => {
     for (const quality of ["low", "medium", "high", "very_high"] as const) {
       const { width, height } = videoSize(quality, "vertical");
-      const { value: frame } = await syntheticFrames({ width, height, count: 1, paced: false }).next();
+      const { value: frame } = await syntheticFrames({ width, height, count: 1 }).next();
       if (!frame) throw new Error("no frame");
       const video = new VideoSource(width, height);
       const audio = new AudioSource(48_000, 1, 100);
@@ -60,7 +60,7 @@ describe("the SDK's native runtime", () => {
       new TransportAPublisher({
         url: `ws://127.0.0.1:${port}`,
         token: "a.b.c",
-        frames: syntheticFrames({ width: 64, height: 64, count: 10 }),
+        frames: syntheticFrames({ width: 64, height: 64, count: 10, realtime: true }),
         codec: "H264",
         log: collectingLogger().log,
         joinAttempts: 1,
@@ -85,7 +85,12 @@ describe("a publisher that cannot join", () => {
     const stop = new AbortController();
     const counted = { yielded: 0 };
     async function* frames() {
-      for await (const frame of syntheticFrames({ width: 640, height: 360, signal: stop.signal })) {
+      for await (const frame of syntheticFrames({
+        width: 640,
+        height: 360,
+        signal: stop.signal,
+        realtime: true,
+      })) {
         counted.yielded++;
         yield frame;
       }
@@ -147,7 +152,7 @@ describe("a publisher that cannot join", () => {
     const report = await new TransportAPublisher({
       url: `ws://127.0.0.1:${port}`,
       token: "a.b.c",
-      frames: syntheticFrames({ width: 640, height: 360, count: 10 }),
+      frames: syntheticFrames({ width: 640, height: 360, count: 10, realtime: true }),
       codec: "H264",
       log: collectingLogger().log,
       retryDelayMs: 60_000,
@@ -161,7 +166,7 @@ describe("a publisher that cannot join", () => {
     const run = new TransportAPublisher({
       url: `ws://127.0.0.1:${port}`,
       token: "a.b.c",
-      frames: syntheticFrames({ width: 640, height: 360, signal: stop.signal }),
+      frames: syntheticFrames({ width: 640, height: 360, signal: stop.signal, realtime: true }),
       codec: "H264",
       log: collectingLogger().log,
       retryDelayMs: 10_000,

@@ -6,8 +6,8 @@ import { roomForSession } from "@avatar/transport-a";
 import { create } from "@bufbuild/protobuf";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { syntheticFrames } from "../../../packages/media/src/bench/synthetic-frames.js";
 import { RoomServiceTestServer } from "../../../packages/transport-a/test/servers/room-service-server.js";
-import { syntheticFrames } from "../../../packages/transport-a/test/synthetic-frames.js";
 import { TransportAPublishing } from "../src/media/transport-a.js";
 
 /**
@@ -72,7 +72,7 @@ describe("the avatar's token for a session room", () => {
 describe("publishing a session", () => {
   it("nowhere without a server of the deployment's or a caller's room: no publication", async () => {
     const none = TransportAPublishing.fromEnv({}, collectingLogger().log, () => NOW);
-    const frames = syntheticFrames({ width: 640, height: 360, count: 1, paced: false });
+    const frames = syntheticFrames({ width: 640, height: 360, count: 1 });
     expect(await none.publish({ session: session(), config: full, frames, codec: "H264" })).toBeUndefined();
     await none.close();
   });
@@ -108,7 +108,7 @@ describe("publishing a session", () => {
     const publication = await none.publish({
       session: s,
       config,
-      frames: syntheticFrames({ width: 640, height: 360, count: 12 }),
+      frames: syntheticFrames({ width: 640, height: 360, count: 12, realtime: true }),
       codec: "VP8",
       onState: (state) => states.push(state.state),
     });
@@ -127,8 +127,7 @@ describe("publishing a session", () => {
     const publication = await publishing.publish({
       session: session(),
       config: full,
-      frames: syntheticFrames({ width: 640, height: 360, signal: stop.signal }),
-      codec: "H264",
+      frames: syntheticFrames({ width: 640, height: 360, signal: stop.signal, realtime: true }),
       signal: stop.signal,
       onState: (state) => {
         states.push(state.state);

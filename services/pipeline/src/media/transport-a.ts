@@ -1,6 +1,7 @@
 import type { SessionConfig } from "@avatar/contracts/common";
 import type { Session } from "@avatar/contracts/sessions";
 import type { AvFrame, VideoCodecName } from "@avatar/media";
+import { streamSettings } from "@avatar/media/video-settings";
 import type { Env, Logger } from "@avatar/runtime";
 import {
   readTransportAConfig,
@@ -18,8 +19,8 @@ export interface PublishRequest {
   config: SessionConfig;
   /** The session's frame stream (the renderer's `frames()`), consumed to its end. */
   frames: AsyncIterable<AvFrame>;
-  /** The session's video_settings encoding. */
-  codec: VideoCodecName;
+  /** The video codec; by default the one the session's video_settings ask for. */
+  codec?: VideoCodecName;
   /** Aborting it leaves the room (the session ended). */
   signal?: AbortSignal;
   /** What happens to the publication: joining, publishing, left, failed. */
@@ -94,7 +95,7 @@ export class TransportAPublishing {
       url,
       token,
       frames: request.frames,
-      codec: request.codec,
+      codec: request.codec ?? streamSettings(request.config.videoSettings).codec,
       log: this.log.child({ sessionId: request.session.id, transportA: destination.kind }),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.onState ? { onState: request.onState } : {}),
