@@ -12,6 +12,7 @@ import {
   type RunningService,
   type ServiceName,
   type ServiceUrls,
+  serveMetrics,
   startEmbeddedPostgres,
   startService,
 } from "@avatar/runtime";
@@ -33,6 +34,8 @@ export interface SuiteOptions {
   env?: Env;
   gatewayConfig?: GatewayConfig;
   rateLimitStore?: CounterStore;
+  /** Serves `GET /metrics` (every service's metrics: one process, one registry) on this port (0: any free one). */
+  metricsPort?: number;
 }
 
 export interface Suite {
@@ -41,6 +44,8 @@ export interface Suite {
   clients: Clients;
   bus: Bus;
   databaseUrl: string;
+  /** `http://127.0.0.1:<port>/metrics` when `metricsPort` was given. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -111,7 +116,14 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     });
     cleanups.push(() => gateway.close());
 
-    return { gatewayUrl: gateway.url, serviceUrls, clients, bus, databaseUrl, stop };
+    let metricsUrl: string | undefined;
+    if (options.metricsPort !== undefined) {
+      const metrics = await serveMetrics({ port: options.metricsPort, host: options.gatewayHost });
+      cleanups.push(() => metrics.close(1_000));
+      metricsUrl = `${metrics.url}/metrics`;
+    }
+
+    return { gatewayUrl: gateway.url, serviceUrls, clients, bus, databaseUrl, metricsUrl, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -13,6 +13,8 @@ export interface ProcessSpec {
 export interface Topology {
   /** `http://127.0.0.1:<port>` of a process. */
   url(name: string): string;
+  /** `http://127.0.0.1:<port>/metrics`: each process serves its metrics on a port of its own (METRICS_PORT). */
+  metricsUrl(name: string): string;
   process(name: string): SpawnedProcess;
   readonly processes: readonly SpawnedProcess[];
   /** Every service's `<NAME>_URL`. */
@@ -23,7 +25,8 @@ export interface Topology {
 
 /**
  * Starts the given entry points as separate processes on free loopback ports, as a deployment runs them:
- * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and extra env; resolves
+ * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and `METRICS_PORT` and
+ * extra env; resolves
  * once all answer `/readyz` (rejects with a process's output when it exits or is not ready in time).
  */
 export async function spawnTopology(
@@ -32,7 +35,11 @@ export async function spawnTopology(
   readyTimeoutMs = 90_000,
 ): Promise<Topology> {
   const ports = new Map<string, number>();
-  for (const spec of specs) ports.set(spec.name, await freePort());
+  const metricsPorts = new Map<string, number>();
+  for (const spec of specs) {
+    ports.set(spec.name, await freePort());
+    metricsPorts.set(spec.name, await freePort());
+  }
   const url = (name: string) => {
     const port = ports.get(name);
     if (port === undefined) throw new Error(`no process named ${name}`);
@@ -46,12 +53,14 @@ export async function spawnTopology(
       ...sharedEnv,
       ...serviceUrls,
       PORT: String(ports.get(spec.name)),
+      METRICS_PORT: String(metricsPorts.get(spec.name)),
       HOST: "127.0.0.1",
       ...spec.env,
     }),
   );
   const topology: Topology = {
     url,
+    metricsUrl: (name) => `http://127.0.0.1:${metricsPorts.get(name)}/metrics`,
     process: (name) => {
       const found = processes.find((p) => p.name === name);
       if (!found) throw new Error(`no process named ${name}`);

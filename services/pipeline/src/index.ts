@@ -7,6 +7,7 @@ import { liteMode } from "./lite/lite-mode.js";
 import { avatarMediaFactory } from "./media/media-factory.js";
 import type { SessionMediaFactory } from "./media/session-media.js";
 import { TransportAPublishing } from "./media/transport-a.js";
+import { meterWorker } from "./metrics/pipeline-metrics.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
 import type { SessionProvidersFactory } from "./providers/session-providers.js";
@@ -71,6 +72,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
   const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());
+  let unmeter: (() => void) | undefined;
   return {
     name: "pipeline",
     worker,
@@ -80,8 +82,14 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     start: async () => {
       registry.start();
       worker.start();
+      unmeter = meterWorker({
+        id: workerId,
+        capacity: settings.PIPELINE_CAPACITY,
+        running: () => worker.sessionIds.length,
+      });
     },
     stop: async () => {
+      unmeter?.();
       await worker.stop();
       await registry.stop();
       await transportA.close();

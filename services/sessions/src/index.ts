@@ -1,10 +1,11 @@
 import type { Subscription } from "@avatar/bus";
 import { SessionsService } from "@avatar/contracts/sessions";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { OutboxPublisher } from "@avatar/runtime";
 import { readTransportAConfig, TransportAServer } from "@avatar/transport-a";
 import { type LifecycleDeps, SessionLifecycle } from "./lifecycle.js";
+import { meterSessions } from "./metrics.js";
 import { migrations } from "./migrations/index.js";
-import { OutboxPublisher } from "./outbox.js";
 import { pipelineAssigner } from "./pipeline-assignment.js";
 import { SessionScheduler } from "./scheduler.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
@@ -83,6 +84,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   });
   const service = sessionsService({ db: deps.db, lifecycle, outbox, now, rooms });
   let roomsConsumer: Subscription | undefined;
+  let unmeter: (() => void) | undefined;
   return {
     name: "sessions",
     lifecycle,
@@ -93,11 +95,14 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     routes: (router) => router.service(SessionsService, service),
     start: async () => {
       roomsConsumer = await rooms?.consume(deps.bus);
+      outbox.meter("sessions");
+      unmeter = meterSessions(deps.db);
       await liveness.start();
       if (!options.manualScheduler) scheduler.start();
     },
     stop: async () => {
       await roomsConsumer?.unsubscribe();
+      unmeter?.();
       await liveness.stop();
       await scheduler.stop();
       await outbox.idle();

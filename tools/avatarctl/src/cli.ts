@@ -5,13 +5,20 @@ import { creditsCommands } from "./commands/credits.js";
 import { importCommands } from "./commands/import.js";
 import { keyCommands } from "./commands/key.js";
 import { spaceCommands } from "./commands/space.js";
+import { webhookCommands } from "./commands/webhook.js";
 import { reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, mainHelp } from "./help.js";
 import { createOutput } from "./output.js";
 
 export type { Io } from "./command.js";
 
-export const commands: Command[] = [...spaceCommands, ...keyCommands, ...creditsCommands, ...importCommands];
+export const commands: Command[] = [
+  ...spaceCommands,
+  ...keyCommands,
+  ...creditsCommands,
+  ...importCommands,
+  ...webhookCommands,
+];
 
 const groups = [...new Set(commands.map((c) => c.group))];
 
