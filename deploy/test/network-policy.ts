@@ -66,19 +66,20 @@ function peerAdmits(peer: Peer, source: Source): boolean {
   return source !== "outside" && "pod" in source && selects(peer.podSelector, source.pod);
 }
 
-/** Whether the policies let `source` open a TCP connection to `port` of `target` (policies are additive). */
+/** Whether the policies let `source` reach `port` (TCP unless told) of `target` (policies are additive). */
 export function ingressAllowed(
   policies: INetworkPolicy[],
   target: Pod,
   source: Source,
   port: number,
+  protocol = "TCP",
 ): boolean {
   const applying = policies.filter((p) => appliesTo(p, target.labels, "Ingress"));
   if (applying.length === 0) return true;
   return applying.some((policy) =>
     (policy.spec?.ingress ?? []).some(
       (rule) =>
-        portMatches(rule, target, port, "TCP") &&
+        portMatches(rule, target, port, protocol) &&
         (!rule.from || rule.from.length === 0 || rule.from.some((peer) => peerAdmits(peer, source))),
     ),
   );

@@ -42,7 +42,9 @@ export function toHttpError(err: unknown): HttpError {
       return new HttpError(422, err.rawMessage, detail.issues.map(issueToJson));
     }
     const status = statusOfCode[err.code] ?? 500;
-    return new HttpError(status, status >= 500 ? publicServerMessage(status) : err.rawMessage);
+    // A service's own 503 (a domain error, with its detail) says what is unavailable; other 5xx stay vague.
+    const shown = status < 500 || (status === 503 && detail) ? err.rawMessage : publicServerMessage(status);
+    return new HttpError(status, shown);
   }
   return new HttpError(500, "Internal server error");
 }

@@ -6,6 +6,7 @@ import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
 import { avatarMediaFactory } from "./media/media-factory.js";
 import type { SessionMediaFactory } from "./media/session-media.js";
+import { TransportAPublishing } from "./media/transport-a.js";
 import { meterWorker } from "./metrics/pipeline-metrics.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
@@ -17,6 +18,11 @@ import { readPipelineSettings } from "./settings.js";
 import { WorkerRegistry } from "./worker/registry.js";
 import { PipelineWorker } from "./worker/worker.js";
 
+export {
+  type PublishRequest,
+  type TransportAPublication,
+  TransportAPublishing,
+} from "./media/transport-a.js";
 export { type PipelineSettings, pipelineSettings } from "./settings.js";
 
 // biome-ignore lint/complexity/noBannedTypes: the pipeline keeps no tables
@@ -35,6 +41,8 @@ export interface PipelineOptions {
 export interface PipelineApp extends ServiceApp {
   worker: PipelineWorker;
   registry: WorkerRegistry;
+  /** Publishing sessions' media into transportA rooms (`publish` with a session's frame stream). */
+  transportA: TransportAPublishing;
 }
 
 /**
@@ -63,11 +71,13 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
       avatarMediaFactory({ catalog: deps.clients.catalog, env: deps.env, mediaOn: settings.PIPELINE_MEDIA }),
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
+  const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());
   let unmeter: (() => void) | undefined;
   return {
     name: "pipeline",
     worker,
     registry,
+    transportA,
     routes: (router) => router.service(PipelineService, pipelineService(registry)),
     start: async () => {
       registry.start();
@@ -82,6 +92,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
       unmeter?.();
       await worker.stop();
       await registry.stop();
+      await transportA.close();
     },
   };
 }

@@ -1,14 +1,17 @@
+import type { Subscription } from "@avatar/bus";
 import { SessionsService } from "@avatar/contracts/sessions";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { OutboxPublisher } from "@avatar/runtime";
+import { readTransportAConfig, TransportAServer } from "@avatar/transport-a";
 import { type LifecycleDeps, SessionLifecycle } from "./lifecycle.js";
 import { meterSessions } from "./metrics.js";
 import { migrations } from "./migrations/index.js";
 import { pipelineAssigner } from "./pipeline-assignment.js";
 import { SessionScheduler } from "./scheduler.js";
-import type { SessionsDatabase } from "./schema.js";
+import type { SessionRow, SessionsDatabase } from "./schema.js";
 import { sessionsService } from "./service.js";
 import { readSessionSettings } from "./settings.js";
+import { SessionRooms } from "./transport-a-rooms.js";
 import { WorkerLiveness } from "./worker-liveness.js";
 
 export { creditRate } from "./ledger.js";
@@ -30,6 +33,8 @@ export interface SessionsOptions {
 
 export interface SessionsApp extends ServiceApp {
   lifecycle: SessionLifecycle;
+  /** The session rooms on the deployment's transportA server, when TRANSPORT_A_* are set. */
+  rooms: SessionRooms | undefined;
   liveness: WorkerLiveness;
   scheduler: SessionScheduler;
   outbox: OutboxPublisher;
@@ -40,9 +45,21 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   const settings = readSessionSettings(deps.env);
   const now = options.now ?? (() => new Date());
   const outbox = new OutboxPublisher(deps.db, deps.bus, deps.log);
-  const beforeStartCompletes =
+  const transportA = readTransportAConfig(deps.env);
+  const rooms = transportA
+    ? new SessionRooms(new TransportAServer(transportA, { now }), deps.db, deps.log, now)
+    : undefined;
+  const assign =
     options.beforeStartCompletes ??
     (settings.SESSIONS_REQUIRE_PIPELINE ? pipelineAssigner(deps.bus, settings, deps.log) : undefined);
+  // The room first: no worker is asked to run a session whose room could not be made.
+  const beforeStartCompletes =
+    rooms || assign
+      ? async (row: SessionRow) => {
+          await rooms?.open(row);
+          return assign?.(row);
+        }
+      : undefined;
   const lifecycle = new SessionLifecycle({
     db: deps.db,
     settings,
@@ -65,22 +82,26 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     tickMs: settings.SESSIONS_TICK_MS,
     now,
   });
-  const service = sessionsService({ db: deps.db, lifecycle, outbox, now });
+  const service = sessionsService({ db: deps.db, lifecycle, outbox, now, rooms });
+  let roomsConsumer: Subscription | undefined;
   let unmeter: (() => void) | undefined;
   return {
     name: "sessions",
     lifecycle,
+    rooms,
     liveness,
     scheduler,
     outbox,
     routes: (router) => router.service(SessionsService, service),
     start: async () => {
+      roomsConsumer = await rooms?.consume(deps.bus);
       outbox.meter("sessions");
       unmeter = meterSessions(deps.db);
       await liveness.start();
       if (!options.manualScheduler) scheduler.start();
     },
     stop: async () => {
+      await roomsConsumer?.unsubscribe();
       unmeter?.();
       await liveness.stop();
       await scheduler.stop();

@@ -35,12 +35,15 @@ import * as repo from "./repository.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
 import { appendSessionEvents, deleteSessionHistory, listSessionEvents } from "./session-events.js";
 import { appendTranscript, readTranscript, TRANSCRIPT_ROLES } from "./transcript.js";
+import type { SessionRooms } from "./transport-a-rooms.js";
 
 export interface SessionsServiceDeps {
   db: Kysely<SessionsDatabase>;
   lifecycle: SessionLifecycle;
   outbox: OutboxPublisher;
   now: () => Date;
+  /** The deployment's transportA session rooms, when it has a transportA server. */
+  rooms?: SessionRooms | undefined;
 }
 
 /** Most entries or events one append takes. */
@@ -127,14 +130,16 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
 
     async startSession(req) {
       const started = await lifecycle.start(req.spaceId, req.sessionId);
-      const transportA = started.config.lite?.transportA;
+      // Only a room of the deployment's is answered: a LITE caller's own room (transportA_config) is
+      // the caller's to share, and its token is never handed back to whoever holds the session token.
+      const room = await deps.rooms?.access(started.session, started.config);
       return {
         session: present(started.session),
         connectTicket: started.ticket,
         connectTicketExpiresAt: toTimestamp(started.ticketExpiresAt),
-        transportAUrl: transportA?.transportAUrl ?? "",
-        transportAClientToken: transportA?.transportAClientToken ?? "",
-        transportAAgentToken: "",
+        transportAUrl: room?.url ?? "",
+        transportAClientToken: room?.clientToken ?? "",
+        transportAAgentToken: room?.agentToken ?? "",
       };
     },
 
