@@ -58,6 +58,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
   const lite = options.modes?.LITE ?? liteMode(providers, clock);
   const full = options.modes?.FULL ?? createFullMode({ providers, clients: deps.clients, env: deps.env });
   const modeFor = (config: SessionConfig) => (config.mode === SessionMode.LITE ? lite : full);
+  const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());
   const worker = new PipelineWorker({
     bus: deps.bus,
     sessions: deps.clients.sessions,
@@ -68,10 +69,14 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     modeFor,
     media:
       options.media ??
-      avatarMediaFactory({ catalog: deps.clients.catalog, env: deps.env, mediaOn: settings.PIPELINE_MEDIA }),
+      avatarMediaFactory({
+        catalog: deps.clients.catalog,
+        env: deps.env,
+        mediaOn: settings.PIPELINE_MEDIA,
+        transportA,
+      }),
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
-  const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());
   let unmeter: (() => void) | undefined;
   return {
     name: "pipeline",

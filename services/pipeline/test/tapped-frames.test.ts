@@ -9,14 +9,30 @@ function source() {
     listeners.add(listener);
     return () => listeners.delete(listener);
   };
+  const pixels = new Uint8Array(4);
+  /** Frames share one pixel buffer, as the renderer's pool does; each is filled with its index. */
   const emit = (index: number) => {
-    const frame = { index } as AvFrame;
+    pixels.fill(index);
+    const frame = { index, video: { width: 2, height: 2, data: pixels } } as AvFrame;
     for (const l of listeners) l(frame);
   };
   return { tap, emit, listeners };
 }
 
 describe("tappedFrames", () => {
+  it("keeps each queued frame's own pixels though the source reuses its buffer", async () => {
+    const s = source();
+    const stop = new AbortController();
+    const frames = tappedFrames(s.tap, { signal: stop.signal });
+    const iterator = frames[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await Promise.resolve();
+    for (let i = 1; i <= 3; i++) s.emit(i);
+    const seen = [(await first).value, (await iterator.next()).value, (await iterator.next()).value];
+    expect(seen.map((f) => f?.video.data[0])).toEqual([1, 2, 3]);
+    stop.abort();
+  });
+
   it("yields the tapped frames in order and unsubscribes when the signal aborts", async () => {
     const s = source();
     const stop = new AbortController();

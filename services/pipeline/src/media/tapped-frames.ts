@@ -7,7 +7,8 @@ export type FrameTap = (listener: (frame: AvFrame) => void) => () => void;
  * The frames of a tap as an AsyncIterable, for a consumer that pulls (the transportA publisher). The tap
  * never waits for the consumer: frames queue up to `maxQueued` (one second by default), then the oldest
  * go, so a stalled consumer costs a bounded amount of memory and catches up with the present. Ends when
- * the signal aborts or the consumer stops iterating; `dropped` counts what was let go.
+ * the signal aborts or the consumer stops iterating; `dropped` counts what was let go. Queued frames own
+ * their pixels (the renderer's buffers are reused).
  */
 export function tappedFrames(
   tap: FrameTap,
@@ -30,7 +31,8 @@ export function tappedFrames(
     options.signal?.addEventListener("abort", finish, { once: true });
     unsubscribe = tap((frame) => {
       if (done) return;
-      queue.push(frame);
+      // The renderer reuses its video buffers a few frames later: a queued frame keeps its own copy.
+      queue.push({ ...frame, video: { ...frame.video, data: frame.video.data.slice() } });
       if (queue.length > maxQueued) {
         queue.shift();
         dropped++;
