@@ -1,5 +1,6 @@
 import { SessionsService } from "@avatar/contracts/sessions";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { Judgment } from "./judgment.js";
 import { type LifecycleDeps, SessionLifecycle } from "./lifecycle.js";
 import { migrations } from "./migrations/index.js";
 import { OutboxPublisher } from "./outbox.js";
@@ -8,6 +9,7 @@ import { SessionScheduler } from "./scheduler.js";
 import type { SessionsDatabase } from "./schema.js";
 import { sessionsService } from "./service.js";
 import { readSessionSettings } from "./settings.js";
+import { SessionTakeover } from "./takeover.js";
 import { WorkerLiveness } from "./worker-liveness.js";
 
 export { creditRate } from "./ledger.js";
@@ -32,6 +34,8 @@ export interface SessionsApp extends ServiceApp {
   liveness: WorkerLiveness;
   scheduler: SessionScheduler;
   outbox: OutboxPublisher;
+  takeover: SessionTakeover;
+  judgment: Judgment;
 }
 
 /** Builds the sessions service: SessionsService over its tables, plus the timer loop and the outbox. */
@@ -39,14 +43,22 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   const settings = readSessionSettings(deps.env);
   const now = options.now ?? (() => new Date());
   const outbox = new OutboxPublisher(deps.db, deps.bus, deps.log);
+  const assign = pipelineAssigner(deps.bus, settings, deps.log);
   const beforeStartCompletes =
-    options.beforeStartCompletes ??
-    (settings.SESSIONS_REQUIRE_PIPELINE ? pipelineAssigner(deps.bus, settings, deps.log) : undefined);
+    options.beforeStartCompletes ?? (settings.SESSIONS_REQUIRE_PIPELINE ? assign : undefined);
+  const judgment = new Judgment({
+    busStatus: () => deps.bus.status(),
+    now,
+    outageBoundMs: settings.SESSIONS_OUTAGE_BOUND_MS,
+    graceMs: settings.SESSIONS_RECOVERY_GRACE_MS,
+  });
+  const onDatabase = (works: boolean) => (works ? judgment.databaseWorks() : judgment.databaseFailed());
   const lifecycle = new SessionLifecycle({
     db: deps.db,
     settings,
     outbox,
     now,
+    judge: () => judgment.judge(),
     ...(beforeStartCompletes ? { beforeStartCompletes } : {}),
   });
   const liveness = new WorkerLiveness({
@@ -55,7 +67,9 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     log: deps.log,
     timeoutMs: settings.PIPELINE_WORKER_TIMEOUT_MS,
     now,
+    onDatabase,
   });
+  const takeover = new SessionTakeover({ db: deps.db, lifecycle, assign, log: deps.log, now });
   const scheduler = new SessionScheduler({
     db: deps.db,
     lifecycle,
@@ -63,16 +77,21 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     log: deps.log,
     tickMs: settings.SESSIONS_TICK_MS,
     now,
+    takeover,
+    onDatabase,
   });
-  const service = sessionsService({ db: deps.db, lifecycle, outbox, now });
+  const service = sessionsService({ db: deps.db, lifecycle, outbox, takeover, now });
   return {
     name: "sessions",
     lifecycle,
     liveness,
     scheduler,
     outbox,
+    takeover,
+    judgment,
     routes: (router) => router.service(SessionsService, service),
     start: async () => {
+      judgment.started();
       await liveness.start();
       if (!options.manualScheduler) scheduler.start();
     },
