@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Subscription } from "@avatar/bus";
 import { AssignSessionRequestSchema, AssignSessionResponseSchema } from "@avatar/contracts/pipeline";
-import { SessionEndReason, SessionState } from "@avatar/contracts/sessions";
+import { SessionState } from "@avatar/contracts/sessions";
 import { realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
-  eventually,
   failure,
   type Harness,
   harness,
