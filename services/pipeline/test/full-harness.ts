@@ -9,7 +9,7 @@ import {
 } from "@avatar/contracts/sessions";
 import { createLogger, type Logger } from "@avatar/runtime";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import type { ClientEvent, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
+import type { ClientEvent, Resumption, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
 
 /**
  * A recording SessionContext for mode tests: what the session runner gives a mode, minus sockets and
@@ -27,6 +27,8 @@ export class RecordingSession implements SessionContext {
   readonly events: RecordedEvent[] = [];
   readonly transcript: Omit<TranscriptEntry, "$typeName" | "$unknown">[] = [];
   readonly endReasons: SessionEndReason[] = [];
+  /** Set to run the session as one taken over from another worker. */
+  resumed: Resumption | undefined;
   private readonly startedAt = Date.now();
   private readonly waiters: { match: (e: RecordedEvent) => boolean; resolve: (e: RecordedEvent) => void }[] =
     [];

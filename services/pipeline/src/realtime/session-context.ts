@@ -3,7 +3,7 @@ import type { Session, SessionEndReason } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
 import type { Clock } from "./clock.js";
 import { type ServerFrames, serverEventJson } from "./frames.js";
-import type { ServerEventInput, SessionContext } from "./mode.js";
+import type { Resumption, ServerEventInput, SessionContext } from "./mode.js";
 import type { TranscriptWriter } from "./transcript-writer.js";
 
 export interface ContextParts {
@@ -17,6 +17,7 @@ export interface ContextParts {
   open: () => boolean;
   startedAt: () => number;
   end: (reason: SessionEndReason) => Promise<void>;
+  resumed?: Resumption;
 }
 
 /** What a mode handler sees of its session (realtime/mode.ts), built by the runner. */
@@ -33,6 +34,7 @@ export function sessionContext(p: ContextParts): SessionContext {
     },
     config: p.config,
     log: p.log,
+    ...(p.resumed ? { resumed: p.resumed } : {}),
     send,
     sendError: (type, message, sourceEventId, connectionId) =>
       send({ type: "error", sourceEventId: sourceEventId ?? null, error: { type, message } }, connectionId),

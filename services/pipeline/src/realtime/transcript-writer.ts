@@ -1,15 +1,18 @@
 import type { TranscriptEntry } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
 import type { Clock } from "./clock.js";
+import { isTransient } from "./session-reports.js";
 
 export type TranscriptInput = Omit<TranscriptEntry, "$typeName" | "$unknown">;
 export type AppendTranscript = (entries: TranscriptInput[]) => Promise<void>;
 
-const RETRY_DELAYS_MS = [200, 1_000, 3_000, 10_000];
+/** Together longer than an outage a session is expected to survive (SESSIONS_OUTAGE_BOUND_MS, 60 s). */
+const RETRY_DELAYS_MS = [200, 1_000, 3_000, 10_000, 20_000, 30_000];
 
 /**
  * Writes transcript entries in order, one batch at a time, retrying a failed write with the same entry
- * ids (the sessions service stores an entry id once, so a retry after a lost answer adds nothing).
+ * ids (the sessions service stores an entry id once, so a retry after a lost answer adds nothing) for
+ * as long as the sessions service may be down; a refused write is not retried.
  */
 export class TranscriptWriter {
   private queue: TranscriptInput[] = [];
@@ -46,7 +49,7 @@ export class TranscriptWriter {
         await this.append(batch);
         return;
       } catch (err) {
-        const delay = RETRY_DELAYS_MS[attempt];
+        const delay = isTransient(err) ? RETRY_DELAYS_MS[attempt] : undefined;
         if (delay === undefined) {
           this.log.error("transcript entries lost after retries", { entries: batch.length, err });
           return;
