@@ -33,6 +33,9 @@ const statusOfCode: Partial<Record<Code, number>> = {
   [Code.DeadlineExceeded]: 503,
 };
 
+/** A 503 tells the client when to try again (a service or its database is briefly down). */
+export const RETRY_AFTER_SECONDS = 2;
+
 /** Turns anything a handler threw into an HttpError; unexpected errors become a 500 with no detail. */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
@@ -42,13 +45,19 @@ export function toHttpError(err: unknown): HttpError {
       return new HttpError(422, err.rawMessage, detail.issues.map(issueToJson));
     }
     const status = statusOfCode[err.code] ?? 500;
+    if (status === 503) return serviceUnavailable();
     return new HttpError(status, status >= 500 ? publicServerMessage(status) : err.rawMessage);
   }
   return new HttpError(500, "Internal server error");
 }
 
+/** 503 in the envelope (code 5030) with Retry-After. */
+export const serviceUnavailable = () =>
+  new HttpError(503, "Service temporarily unavailable", undefined, {
+    "Retry-After": String(RETRY_AFTER_SECONDS),
+  });
+
 function publicServerMessage(status: number): string {
-  if (status === 503) return "Service temporarily unavailable";
   if (status === 501) return "Not implemented";
   return "Internal server error";
 }
