@@ -179,7 +179,10 @@ export class MemoryDurableConsumer {
   #giveUp(seq: number, attempt: number, error: string, fields: Record<string, unknown>): void {
     const event = this.log.get(seq);
     const pending = this.#pending.get(seq);
-    if (!event || !pending) return this.#forget(seq);
+    if (!event || !pending) {
+      this.#forget(seq);
+      return;
+    }
     pending.state = "waiting";
     const msg = { subject: event.subject, data: event.data, headers: event.headers, deliveryCount: attempt };
     this.deadLetter(this.settings.deadLetterSubject, msg, error).then(
