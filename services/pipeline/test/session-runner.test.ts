@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Bus, createMemoryBus } from "@avatar/bus";
+import { type Bus, type BusStatus, createMemoryBus } from "@avatar/bus";
 import { ErrorDetailSchema, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import {
   ClientFrameSchema,
@@ -55,6 +55,15 @@ function rig(
 ) {
   const bus = createMemoryBus();
   buses.push(bus);
+  // The runner's view of its bus's connection, set by the test.
+  let busStatus: BusStatus = "connected";
+  const runnerBus = new Proxy(bus, {
+    get: (target, key) => {
+      if (key === "status") return () => busStatus;
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
   const clock = new ManualClock();
   const session: Session = create(SessionSchema, {
     id: randomUUID(),
@@ -115,7 +124,7 @@ function rig(
   });
   const runner = new SessionRunner(
     {
-      bus,
+      bus: runnerBus,
       sessions,
       log: silentLogger,
       settings,
@@ -159,6 +168,9 @@ function rig(
     tracked,
     answer: (a: Answer) => {
       answer = a;
+    },
+    busDown: (down: boolean) => {
+      busStatus = down ? "reconnecting" : "connected";
     },
     stoppedCount: () => stopped,
     opened: (id: string) => frame(id, { connection: ConnectionKind.OPENED }),
@@ -276,6 +288,22 @@ describe("SessionRunner", () => {
     r.clock.advance(settings.PIPELINE_DISCONNECT_GRACE_MS);
     await flush();
     expect(r.calls).toContain("end USER_DISCONNECTED #1");
+  });
+
+  it("does not count sockets as closed for silence while its bus is down, and gives them a full timeout after", async () => {
+    const r = rig();
+    r.opened("c1");
+    await flush();
+    r.busDown(true);
+    r.clock.advance(settings.PIPELINE_CONNECTION_TIMEOUT_MS * 3);
+    await flush();
+    r.busDown(false);
+    r.clock.advance(settings.PIPELINE_CONNECTION_TIMEOUT_MS / 2);
+    await flush();
+    expect(r.calls).toEqual(["report CONNECTED #1"]);
+    r.clock.advance(settings.PIPELINE_CONNECTION_TIMEOUT_MS);
+    await flush();
+    expect(r.calls).toEqual(["report CONNECTED #1", "report DISCONNECTED #1"]);
   });
 
   it("ends with USER_DISCONNECTED when nobody connects within the connect grace", async () => {

@@ -91,6 +91,8 @@ export class SessionRunner {
   private session: Session;
   private epochValue = 0;
   private releasing = false;
+  /** The bus was down at the last sweep: the sockets' silence meant nothing. */
+  private busWasDown = false;
   private readonly log: Logger;
   private readonly subscription: Subscription;
   private readonly out: ServerFrames;
@@ -492,16 +494,28 @@ export class SessionRunner {
     });
   }
 
-  /** Sockets whose gateway went silent count as closed. */
+  /**
+   * Sockets whose gateway went silent count as closed; not while this worker's bus is down (no gateway
+   * could be heard), and each gets a full timeout again when it is back.
+   */
   private sweep(): void {
     const timeout = this.deps.settings.PIPELINE_CONNECTION_TIMEOUT_MS;
-    const gone = this.connections.expire(this.deps.clock.now(), timeout);
+    this.sweepTimer.arm(Math.max(20, Math.floor(timeout / 3)), () => this.sweep());
+    const now = this.deps.clock.now();
+    if (this.deps.bus.status() !== "connected") {
+      this.busWasDown = true;
+      return;
+    }
+    if (this.busWasDown) {
+      this.busWasDown = false;
+      this.connections.refresh(now);
+    }
+    const gone = this.connections.expire(now, timeout);
     if (gone.length > 0) {
       this.log.info("sockets timed out (their gateway went silent)", { connections: gone.length });
       for (const id of gone) this.order.forget(id);
       this.afterClose();
     }
-    this.sweepTimer.arm(Math.max(20, Math.floor(timeout / 3)), () => this.sweep());
   }
 
   private stopTimers(): void {
