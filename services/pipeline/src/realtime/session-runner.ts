@@ -196,6 +196,19 @@ export class SessionRunner {
   }
 
   /**
+   * The sessions service no longer has the session under this worker: it ended (its clients hear
+   * `session.stopped` from here, when the end event did not reach this worker) or moved (stop silently).
+   */
+  async notOwned(): Promise<void> {
+    if (this.phase !== "running") return;
+    this.releasing = true;
+    const session = await this.reports.current().catch(() => undefined);
+    this.releasing = false;
+    if (session?.state === SessionState.ENDED) await this.finish(session.endReason);
+    else this.lost("the sessions service no longer has it under this worker");
+  }
+
+  /**
    * The worker is stopping: hands the session to another worker. The mode stops first (nothing more is
    * said under this epoch), the transcript so far is written and the messages taken are acknowledged,
    * so the next owner starts where this one ended; then the sessions service offers the session to the

@@ -183,7 +183,7 @@ export class PipelineWorker {
     const lost = new Set(fromBinary(WorkerHeartbeatAckSchema, reply).lostSessionIds);
     for (const runner of listed) {
       if (lost.has(runner.sessionId) && this.runners.get(runner.sessionId) === runner) {
-        runner.lost("the sessions service no longer has it under this worker");
+        void runner.notOwned();
       }
     }
   }
