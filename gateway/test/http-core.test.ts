@@ -36,7 +36,7 @@ describe("service errors on the public API", () => {
   });
 
   it("answers 503 with Retry-After (a service or its database briefly down)", () => {
-    for (const code of [Code.Unavailable, Code.DeadlineExceeded]) {
+    for (const code of [Code.Unavailable, Code.DeadlineExceeded, Code.Aborted]) {
       const e = toHttpError(new ConnectError("database unavailable", code));
       expect(e.status).toBe(503);
       expect(e.headers).toEqual({ "Retry-After": "2" });

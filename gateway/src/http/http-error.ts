@@ -27,7 +27,9 @@ const statusOfCode: Partial<Record<Code, number>> = {
   [Code.NotFound]: 404,
   [Code.AlreadyExists]: 409,
   [Code.FailedPrecondition]: 409,
-  [Code.Aborted]: 409,
+  // No service answers Aborted: the Connect client reports a connection cut mid-call (a service that
+  // died or restarted) with it. Temporary, like Unavailable.
+  [Code.Aborted]: 503,
   [Code.Unimplemented]: 501,
   [Code.Unavailable]: 503,
   [Code.DeadlineExceeded]: 503,

@@ -100,3 +100,9 @@ export function tally(answers: Answer[], isFailure: (a: Answer) => boolean) {
 
 /** A 503 as the contract says: the envelope with code 5030 and a Retry-After header. */
 export const isProper503 = (a: Answer) => a.status === 503 && a.code === 5030 && a.retryAfter !== null;
+
+/** The load's requests are valid: anything but a success or a rate limit is a failure... */
+export const notServed = (a: Answer) => a.unanswered || !(a.status < 300 || a.status === 429);
+
+/** ...or, while a dependency is down, a proper 503. */
+export const notServedNor503 = (a: Answer) => notServed(a) && !isProper503(a);
