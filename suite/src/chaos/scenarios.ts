@@ -186,40 +186,53 @@ export const natsStopped: Scenario = async (c, t) => {
   return report;
 };
 
-/** The worker running live sessions is killed (SIGKILL); the other worker takes them over. */
-export const workerKilled: Scenario = async (c, t) => {
-  const report = emptyReport("worker-kill-9", "kill -9 of the pipeline worker of live sessions");
+/**
+ * The worker running live sessions goes (`leave`), and its sessions move to the other worker; the figure
+ * `movedFigure` is how long until their clients heard so. The worker is started again after.
+ */
+async function workerLeaves(
+  c: Cluster,
+  t: Timing,
+  report: FaultReport,
+  movedFigure: string,
+  leave: (worker: string) => Promise<unknown>,
+): Promise<FaultReport> {
   const sessions = await openStreaming(c, 2, t);
   await sleep(1_000);
   const worker = (await sessions[0]?.record())?.pipelineWorkerId ?? "";
   const moved = await sessionsOn(sessions, worker);
-  const killedAt = Date.now();
-  c.topology.process(worker).child.kill("SIGKILL");
-  report.figures.takeoverMs = await resumedAfter(moved, killedAt);
+  const leftAt = Date.now();
+  const outcome = await leave(worker);
+  report.figures[movedFigure] = await resumedAfter(moved, leftAt);
   report.figures.moved = moved.length;
+  if (outcome !== undefined) report.figures.exitCode = String(outcome);
   await sleep(t.runAfterMs);
   await finish(c, sessions, report);
   await c.topology.restart(worker);
   return report;
-};
+}
+
+/** The worker running live sessions is killed (SIGKILL); the other worker takes them over. */
+export const workerKilled: Scenario = (c, t) =>
+  workerLeaves(
+    c,
+    t,
+    emptyReport("worker-kill-9", "kill -9 of the pipeline worker of live sessions"),
+    "takeoverMs",
+    async (worker) => {
+      c.topology.process(worker).child.kill("SIGKILL");
+    },
+  );
 
 /** A worker is stopped as a rollout does (SIGTERM): it hands its live sessions over. */
-export const workerRollout: Scenario = async (c, t) => {
-  const report = emptyReport("worker-sigterm", "SIGTERM (rollout) of the pipeline worker of live sessions");
-  const sessions = await openStreaming(c, 2, t);
-  await sleep(1_000);
-  const worker = (await sessions[0]?.record())?.pipelineWorkerId ?? "";
-  const moved = await sessionsOn(sessions, worker);
-  const stoppedAt = Date.now();
-  const exit = await c.topology.process(worker).stop();
-  report.figures.handoverMs = await resumedAfter(moved, stoppedAt);
-  report.figures.exitCode = String(exit);
-  report.figures.moved = moved.length;
-  await sleep(t.runAfterMs);
-  await finish(c, sessions, report);
-  await c.topology.restart(worker);
-  return report;
-};
+export const workerRollout: Scenario = (c, t) =>
+  workerLeaves(
+    c,
+    t,
+    emptyReport("worker-sigterm", "SIGTERM (rollout) of the pipeline worker of live sessions"),
+    "handoverMs",
+    (worker) => c.topology.process(worker).stop(),
+  );
 
 /** One sessions replica is killed (SIGKILL) while minutes are charged and a timer is due. */
 export const sessionsReplicaKilled: Scenario = async (c, t) => {
