@@ -385,8 +385,8 @@ describe("SessionRunner", () => {
     await flush();
     expect(r.contexts[0]?.resumed?.transcript.map((e) => e.transcript)).toEqual(["hello"]);
     expect(r.events()).toMatchObject([
+      { type: "warning", warning: { type: "session_resumed" }, to: "" },
       { type: "session.state_updated", state: "connected", to: "c1" },
-      { type: "warning", warning: { type: "session_resumed" }, to: "c1" },
     ]);
     expect(r.out.every((f) => f.epoch === 3)).toBe(true);
     r.message("c1", '{"type":"agent.speak","event_id":"e6"}', 6, 5);

@@ -98,8 +98,6 @@ export class SessionRunner {
   private readonly out: ServerFrames;
   private readonly order: InboundOrder;
   private readonly connections = new Connections();
-  /** Connections told that the session moved here (resumed sessions). */
-  private readonly toldResumed = new Set<string>();
   private readonly activity: ActivityReporter;
   private readonly transcript: TranscriptWriter;
   private readonly reports: SessionReports;
@@ -329,6 +327,11 @@ export class SessionRunner {
       await this.mode.stop().catch(() => {});
       return;
     }
+    if (resumed) {
+      // Every socket of the session hears it at once (they are still open through their gateways).
+      const mode = this.config.mode === SessionMode.LITE ? "LITE" : "FULL";
+      this.send({ type: "warning", warning: { type: "session_resumed", message: RESUMED_MESSAGE[mode] } });
+    }
     const backlog = this.backlog ?? [];
     this.backlog = undefined;
     for (const frame of backlog) this.process(frame);
@@ -422,14 +425,6 @@ export class SessionRunner {
     if (!this.connections.open(id, this.deps.clock.now())) return;
     this.graceTimer.clear();
     this.send({ type: "session.state_updated", state: "connected" }, id);
-    if (this.context?.resumed && !this.toldResumed.has(id)) {
-      this.toldResumed.add(id);
-      const mode = this.config.mode === SessionMode.LITE ? "LITE" : "FULL";
-      this.send(
-        { type: "warning", warning: { type: "session_resumed", message: RESUMED_MESSAGE[mode] } },
-        id,
-      );
-    }
     if (wasEmpty) this.reportConnection(ConnectionState.CONNECTED);
     try {
       this.mode?.onConnected(id, firstTime);
