@@ -47,6 +47,14 @@ describe("service errors on the public API", () => {
     expect(e.message).toBe(message);
   });
 
+  it("answers 503 with Retry-After (a service or its database briefly down)", () => {
+    for (const code of [Code.Unavailable, Code.DeadlineExceeded, Code.Aborted]) {
+      const e = toHttpError(new ConnectError("database unavailable", code));
+      expect(e.status).toBe(503);
+      expect(e.headers).toEqual({ "Retry-After": "2" });
+    }
+  });
+
   it("turns validation issues from a service into a 422 body", () => {
     const e = toHttpError(
       validationFailed([

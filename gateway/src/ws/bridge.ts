@@ -101,6 +101,10 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
         heartbeatMs: deps.config.WS_HEARTBEAT_MS,
         openTimeoutMs: deps.config.WS_OPEN_TIMEOUT_MS,
         pingMs: deps.config.WS_PING_MS,
+        resendLimits: {
+          maxBytes: deps.config.WS_RESEND_BUFFER_BYTES,
+          maxCount: deps.config.WS_RESEND_BUFFER_MESSAGES,
+        },
       });
       sockets.add(client);
       wsConnections.inc();

@@ -2,6 +2,7 @@ export * from "./bus.js";
 export * from "./clients.js";
 export * from "./config.js";
 export * from "./db.js";
+export * from "./db-errors.js";
 export * from "./embedded-postgres.js";
 export * from "./end-reasons.js";
 export * from "./errors.js";

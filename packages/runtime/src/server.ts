@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { isDatabaseUnavailable } from "./db-errors.js";
 import type { Logger } from "./log.js";
 import { meterServedCalls } from "./metrics/connect.js";
 import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
@@ -20,7 +21,10 @@ export interface ServiceApp {
   ready?(): Promise<boolean>;
 }
 
-/** Unexpected errors are logged with their stack and reach the caller as a bare internal error. */
+/**
+ * Unexpected errors are logged with their stack and reach the caller as a bare internal error; a
+ * database that cannot be reached is Unavailable (temporary), whichever handler met it.
+ */
 function logUnexpected(log: Logger): Interceptor {
   return (next) => async (req) => {
     try {
@@ -31,6 +35,10 @@ function logUnexpected(log: Logger): Interceptor {
           log.error("rpc failed", { procedure: req.url, err });
         }
         throw err;
+      }
+      if (isDatabaseUnavailable(err)) {
+        log.warn("rpc failed: the database is unavailable", { procedure: req.url, err });
+        throw new ConnectError("database unavailable", Code.Unavailable);
       }
       log.error("rpc failed unexpectedly", { procedure: req.url, err });
       throw new ConnectError("internal error", Code.Internal);

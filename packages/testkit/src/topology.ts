@@ -8,6 +8,8 @@ export interface ProcessSpec {
   /** The other processes find it at `<NAME>_URL` (a service they call over Connect). */
   service?: boolean;
   env?: Record<string, string>;
+  /** Its port (a free one when absent). */
+  port?: number;
 }
 
 export interface Topology {
@@ -17,6 +19,8 @@ export interface Topology {
   metricsUrl(name: string): string;
   process(name: string): SpawnedProcess;
   readonly processes: readonly SpawnedProcess[];
+  /** Starts a process again (after it was killed or stopped) as it was started; resolves once it is ready. */
+  restart(name: string, readyTimeoutMs?: number): Promise<SpawnedProcess>;
   /** Every service's `<NAME>_URL`. */
   readonly serviceUrls: Record<string, string>;
   /** SIGTERM to each process, last started first; their exit codes by name. */
@@ -37,7 +41,7 @@ export async function spawnTopology(
   const ports = new Map<string, number>();
   const metricsPorts = new Map<string, number>();
   for (const spec of specs) {
-    ports.set(spec.name, await freePort());
+    ports.set(spec.name, spec.port ?? (await freePort()));
     metricsPorts.set(spec.name, await freePort());
   }
   const url = (name: string) => {
@@ -48,7 +52,7 @@ export async function spawnTopology(
   const serviceUrls = Object.fromEntries(
     specs.filter((s) => s.service).map((s) => [`${s.name.toUpperCase()}_URL`, url(s.name)]),
   );
-  const processes = specs.map((spec) =>
+  const spawn = (spec: ProcessSpec) =>
     spawnEntry(spec.name, spec.entry, {
       ...sharedEnv,
       ...serviceUrls,
@@ -56,8 +60,8 @@ export async function spawnTopology(
       METRICS_PORT: String(metricsPorts.get(spec.name)),
       HOST: "127.0.0.1",
       ...spec.env,
-    }),
-  );
+    });
+  const processes = specs.map(spawn);
   const topology: Topology = {
     url,
     metricsUrl: (name) => `http://127.0.0.1:${metricsPorts.get(name)}/metrics`,
@@ -67,6 +71,16 @@ export async function spawnTopology(
       return found;
     },
     processes,
+    restart: async (name, timeoutMs = readyTimeoutMs) => {
+      const index = processes.findIndex((p) => p.name === name);
+      const spec = specs.find((s) => s.name === name);
+      if (index < 0 || !spec) throw new Error(`no process named ${name}`);
+      await processes[index]?.stop();
+      const started = spawn(spec);
+      processes[index] = started;
+      await waitForReady(`${url(name)}/readyz`, started, timeoutMs);
+      return started;
+    },
     serviceUrls,
     stop: async () => {
       const codes: Record<string, number | null> = {};

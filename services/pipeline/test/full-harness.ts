@@ -9,7 +9,7 @@ import {
 } from "@avatar/contracts/sessions";
 import { createLogger, type Logger } from "@avatar/runtime";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import type { ClientEvent, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
+import type { ClientEvent, Resumption, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
 import { TurnMetrics } from "../src/realtime/turn-metrics.js";
 import { RecordingOutput } from "./recording-output.js";
 
@@ -42,6 +42,8 @@ export class RecordingSession implements SessionContext {
       this.turnMetricsEvents.push({ ...event, sourceEventId: event.sourceEventId ?? null, at: Date.now() }),
     store: (event) => this.stored.push(event),
   });
+  /** Set to run the session as one taken over from another worker. */
+  resumed: Resumption | undefined;
   private readonly startedAt = Date.now();
   private readonly waiters: { match: (e: RecordedEvent) => boolean; resolve: (e: RecordedEvent) => void }[] =
     [];

@@ -34,6 +34,8 @@ export function meterBus(bus: Bus, service: string, now: () => number = Date.now
     kind: bus.kind,
     status: () => bus.status(),
     maxPayload: () => bus.maxPayload(),
+    readDurable: (filter, options) => bus.readDurable(filter, options),
+    deleteDurable: (seq) => bus.deleteDurable(seq),
     publish(subject, data, headers) {
       bus.publish(subject, data, headers);
       published("core", subject);

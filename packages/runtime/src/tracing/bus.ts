@@ -46,6 +46,8 @@ export function traceBus(bus: Bus, service: string): Bus {
     kind: bus.kind,
     status: () => bus.status(),
     maxPayload: () => bus.maxPayload(),
+    readDurable: (filter, options) => bus.readDurable(filter, options),
+    deleteDurable: (seq) => bus.deleteDurable(seq),
     publish(subject, data, headers) {
       if (!tracingOn() || untraced(subject)) return bus.publish(subject, data, headers);
       inSpanSync(

@@ -46,6 +46,11 @@ export class FullMode implements ModeHandler {
   ) {
     this.state = new AgentState(ctx);
     this.conversation = new Conversation(ctx, providers, memory, options.maxHistory);
+    // Taken over from another worker: the conversation goes on from what was said so far.
+    for (const entry of ctx.resumed?.transcript ?? []) {
+      if (entry.role === "user") this.conversation.addUser(entry.transcript);
+      else if (entry.role === "avatar") this.conversation.addAvatar(entry.transcript);
+    }
     this.ptt = new PushToTalk(ctx);
     const clock = playoutClock(options.clock ?? { now: () => ctx.now(), after: systemClock.after });
     this.turns = new AvatarTurns(
@@ -86,6 +91,7 @@ export class FullMode implements ModeHandler {
     }
     this.refreshState();
     this.prepare();
+    if (this.ctx.resumed) return;
     const opening = this.ctx.config.openingText.trim();
     if (opening) {
       this.turns.enqueue({

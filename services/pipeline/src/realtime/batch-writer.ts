@@ -1,12 +1,14 @@
 import type { Logger } from "@avatar/runtime";
 import type { Clock } from "./clock.js";
+import { isTransient } from "./session-reports.js";
 
-const RETRY_DELAYS_MS = [200, 1_000, 3_000, 10_000];
+/** Together longer than an outage a session is expected to survive (SESSIONS_OUTAGE_BOUND_MS, 60 s). */
+const RETRY_DELAYS_MS = [200, 1_000, 3_000, 10_000, 20_000, 30_000];
 
 /**
  * Writes items through the sessions service in order, one batch at a time, retrying a failed write
  * with the same items (each carries an id the sessions service stores once, so a retry after a lost
- * answer adds nothing). Gives up after a few tries and logs how many were lost.
+ * answer adds nothing) for as long as the sessions service may be down; a refused write is not retried.
  */
 export class BatchWriter<T> {
   private queue: T[] = [];
@@ -45,7 +47,7 @@ export class BatchWriter<T> {
         await this.append(batch);
         return;
       } catch (err) {
-        const delay = RETRY_DELAYS_MS[attempt];
+        const delay = isTransient(err) ? RETRY_DELAYS_MS[attempt] : undefined;
         if (delay === undefined) {
           this.log.error(`${this.what} lost after retries`, { count: batch.length, err });
           return;

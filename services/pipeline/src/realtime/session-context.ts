@@ -6,7 +6,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { AvatarOutput } from "../media/avatar-output.js";
 import type { Clock } from "./clock.js";
 import { type ServerFrames, serverEventJson } from "./frames.js";
-import type { ServerEventInput, SessionContext } from "./mode.js";
+import type { Resumption, ServerEventInput, SessionContext } from "./mode.js";
 import type { TranscriptWriter } from "./transcript-writer.js";
 import { TurnMetrics } from "./turn-metrics.js";
 
@@ -24,6 +24,7 @@ export interface ContextParts {
   open: () => boolean;
   startedAt: () => number;
   end: (reason: SessionEndReason) => Promise<void>;
+  resumed?: Resumption;
 }
 
 export type StoredEvent = Pick<SessionEvent, "id" | "type" | "payload" | "createdAt">;
@@ -50,6 +51,7 @@ export function sessionContext(p: ContextParts): SessionContext {
     config: p.config,
     log: p.log,
     avatar: p.avatar,
+    ...(p.resumed ? { resumed: p.resumed } : {}),
     send,
     sendError: (type, message, sourceEventId, connectionId) =>
       send({ type: "error", sourceEventId: sourceEventId ?? null, error: { type, message } }, connectionId),
