@@ -5,7 +5,6 @@ import { memoryRoutes } from "./api/memory.routes.js";
 import { sessionTokenRoutes } from "./api/session-token.routes.js";
 import { sessionRoutes } from "./api/sessions.routes.js";
 import { type Route, route } from "./http/route.js";
-import { LIMIT_DEFAULT } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 
 /** Every public operation: method, path, credential, limit, request schemas and handler. */
@@ -27,7 +26,7 @@ function systemRoutes(): Route[] {
       path: "/healthz",
       summary: "Liveness of the gateway",
       auth: "none",
-      rateLimit: LIMIT_DEFAULT,
+      rateLimit: "default",
       handle: async () => ({ data: { status: "ok" } }),
     }),
     route({
@@ -35,7 +34,7 @@ function systemRoutes(): Route[] {
       path: "/openapi.json",
       summary: "This document",
       auth: "none",
-      rateLimit: LIMIT_DEFAULT,
+      rateLimit: "default",
       handle: async (ctx) => ({
         raw: { contentType: "application/json", body: JSON.stringify(openApiDocument(routes, ctx.baseUrl)) },
       }),

@@ -1,5 +1,4 @@
 import { route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
 import * as catalog from "./catalog.js";
 
 /** Languages, LLM models, avatars and voices. */
@@ -9,7 +8,7 @@ export const catalogRoutes = [
     path: "/v1/languages",
     summary: "List supported languages",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     handle: catalog.listLanguages,
   }),
   route({
@@ -17,7 +16,7 @@ export const catalogRoutes = [
     path: "/v1/llm-models",
     summary: "List managed language models per provider",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     handle: catalog.listLlmModels,
   }),
   route({
@@ -25,7 +24,7 @@ export const catalogRoutes = [
     path: "/v1/avatars",
     summary: "List the space's avatars",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: catalog.avatarListQuery,
     handle: catalog.listAvatars,
   }),
@@ -34,7 +33,7 @@ export const catalogRoutes = [
     path: "/v1/avatars/public",
     summary: "List public avatars",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: catalog.avatarListQuery,
     handle: catalog.listPublicAvatars,
   }),
@@ -43,7 +42,7 @@ export const catalogRoutes = [
     path: "/v1/avatars/{avatar_id}",
     summary: "Get an avatar",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.avatarPath,
     handle: catalog.getAvatar,
   }),
@@ -52,7 +51,7 @@ export const catalogRoutes = [
     path: "/v1/avatars/{avatar_id}",
     summary: "Rename an avatar, set its default voice, deactivate or reactivate it",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.avatarPath,
     body: catalog.updateAvatarBody,
     handle: catalog.updateAvatar,
@@ -62,7 +61,7 @@ export const catalogRoutes = [
     path: "/v1/avatars/{avatar_id}",
     summary: "Delete an avatar; its running sessions end with AVATAR_DELETED",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.avatarPath,
     handle: catalog.deleteAvatar,
   }),
@@ -71,7 +70,7 @@ export const catalogRoutes = [
     path: "/v1/voices",
     summary: "List voices",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: catalog.voiceListQuery,
     handle: catalog.listVoices,
   }),
@@ -80,7 +79,7 @@ export const catalogRoutes = [
     path: "/v1/voices/{voice_id}",
     summary: "Get a voice with its voice engines",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.voicePath,
     handle: catalog.getVoice,
   }),

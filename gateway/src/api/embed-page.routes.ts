@@ -1,5 +1,4 @@
 import { route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
 import * as page from "./embed-page.js";
 
 /** An embed's public web page and its visitors' sessions (no credential: counted per client IP). */
@@ -9,7 +8,7 @@ export const embedPageRoutes = [
     path: "/embed/{embed_id}",
     summary: "The embed's web page: runs a session with the embed's avatar in the browser",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: page.embedPagePath,
     handle: page.showEmbedPage,
   }),
@@ -18,7 +17,7 @@ export const embedPageRoutes = [
     path: "/embed/{embed_id}/session",
     summary: "Mint a session token for a visitor of the embed's page (source EMBED)",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     cors: true,
     optionalBody: true,
     params: page.embedPagePath,

@@ -1,6 +1,7 @@
 import type { Clients, Logger } from "@avatar/runtime";
 import type { ApiKeyPrincipal } from "../auth/api-keys.js";
 import type { SessionPrincipal } from "../auth/session-tokens.js";
+import type { RateLimitClass } from "../limits.js";
 import type { ParseResult } from "../schema/issues.js";
 
 /**
@@ -50,8 +51,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   path: string;
   summary: string;
   auth: AuthPolicy;
-  /** Requests per second per credential. */
-  rateLimit: number;
+  /** Which of the interface's limits counts its requests (per credential, per second). */
+  rateLimit: RateLimitClass;
   /** Browsers may call it from any origin, with credentials. */
   cors?: boolean;
   params?: Parser<P, Record<string, string>>;
