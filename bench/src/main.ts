@@ -4,7 +4,7 @@
  * separate process (autocannon). Prints the ratios of issue 11, and each process's start-up and idle memory.
  *
  * "CPU ms/op" is the CPU time the measured side (its Node processes and the Postgres server) spent per
- * operation during the measured window: less sensitive to a shared, noisy machine than throughput.
+ * operation during the measured window, Postgres's share in parentheses: less sensitive to a shared, noisy machine than throughput.
  *
  * Needs Debian's postgresql-15 (/usr/lib/postgresql/15/bin, or POSTGRES_BIN) and nats-server on the PATH.
  * Settings (environment): BENCH_SECONDS (per measurement, default 10), BENCH_WARMUP_SECONDS (default 3),
@@ -41,6 +41,8 @@ interface Row {
   result: LoadResult;
   /** CPU milliseconds the measured processes (server and Postgres) spent per operation. */
   cpuMsPerOp: number;
+  /** Of which Postgres. */
+  postgresMsPerOp: number;
 }
 const rows: Row[] = [];
 
@@ -77,11 +79,13 @@ try {
   });
   const measure = async (name: string, s: Scenario, pids: () => number[]) => {
     if (s.warmupSeconds > 0) await drive({ ...s, seconds: s.warmupSeconds, warmupSeconds: 0 });
-    const before = pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const server = cpuReading(pids);
+    const postgres = cpuReading(() => environment.pg.pids());
     const result = await drive({ ...s, warmupSeconds: 0 });
-    const cpu = pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0) - before;
-    const cpuMsPerOp = (cpu * 1000) / (result.opsPerSecond * s.seconds);
-    rows.push({ name, result, cpuMsPerOp });
+    const ops = result.opsPerSecond * s.seconds;
+    const postgresMsPerOp = (postgres() * 1000) / ops;
+    const cpuMsPerOp = (server() * 1000) / ops + postgresMsPerOp;
+    rows.push({ name, result, cpuMsPerOp, postgresMsPerOp });
     say(
       `  ${name}: ${fixed(result.opsPerSecond)} ops/s, p99 ${fixed(result.p99)} ms, ${fixed(cpuMsPerOp, 2)} CPU ms/op`,
     );
@@ -93,7 +97,11 @@ try {
   const floorRun = (name: string) =>
     measure(name, scenario(floorUrl, "single", "/insert", mintBody), floorPids);
   const gatewayRuns = async (label: string, backend: Backend) => {
-    const pids = () => backend.processes().flatMap((p) => p.pids);
+    const pids = () =>
+      backend
+        .processes()
+        .filter((p) => p.name !== "postgres")
+        .flatMap((p) => p.pids);
     await measure(
       `${label}: mint (LITE)`,
       scenario(backend.gatewayUrl, "single", "/v1/sessions/token", mintBody),
@@ -133,6 +141,19 @@ try {
   await environment.stop();
 }
 
+/**
+ * CPU seconds that the processes `pids()` names use from now until the answer is called, over the
+ * processes alive at both moments (Postgres backends come and go).
+ */
+function cpuReading(pids: () => number[]): () => number {
+  const start = new Map(pids().map((pid) => [pid, cpuSeconds(pid)]));
+  return () =>
+    pids().reduce((sum, pid) => {
+      const before = start.get(pid);
+      return before === undefined ? sum : sum + Math.max(0, cpuSeconds(pid) - before);
+    }, 0);
+}
+
 /** Start-up time and resident memory of each backend process, idle for 2 s after it is ready. */
 async function idleFigures(backend: Backend, label: string): Promise<string[]> {
   await new Promise((r) => setTimeout(r, 2_000));
@@ -148,14 +169,14 @@ async function idleFigures(backend: Backend, label: string): Promise<string[]> {
 function report(processTable: string[]): void {
   say("");
   say(
-    `${"run".padEnd(34)}${"ops/s".padEnd(10)}${"req/s".padEnd(10)}${"p50 ms".padEnd(9)}${"p99 ms".padEnd(9)}${"CPU ms/op".padEnd(11)}not 2xx`,
+    `${"run".padEnd(34)}${"ops/s".padEnd(10)}${"req/s".padEnd(10)}${"p50 ms".padEnd(9)}${"p99 ms".padEnd(9)}${"CPU ms/op (pg)".padEnd(15)}not 2xx`,
   );
-  for (const { name, result: r, cpuMsPerOp } of rows) {
+  for (const { name, result: r, cpuMsPerOp, postgresMsPerOp } of rows) {
     const bad = Object.entries(r.statuses).map(([code, n]) => `${code} x${n}`);
     if (r.errors > 0) bad.push(`errors x${r.errors}`);
     say(
       `${name.padEnd(34)}${fixed(r.opsPerSecond).padEnd(10)}${fixed(r.requestsPerSecond).padEnd(10)}` +
-        `${fixed(r.p50).padEnd(9)}${fixed(r.p99).padEnd(9)}${fixed(cpuMsPerOp, 2).padEnd(11)}${bad.join(", ") || "0"}`,
+        `${fixed(r.p50).padEnd(9)}${fixed(r.p99).padEnd(9)}${`${fixed(cpuMsPerOp, 2)} (${fixed(postgresMsPerOp, 2)})`.padEnd(15)}${bad.join(", ") || "0"}`,
     );
   }
   const floors = rows.filter((r) => r.name.startsWith("floor"));
@@ -175,7 +196,7 @@ function report(processTable: string[]): void {
   for (const [name, value, target] of ratios) {
     if (value === undefined) continue;
     const ratio = name.includes("p99") ? value / floorP99 : value / floorOps;
-    say(`  ${name.padEnd(40)}${fixed(ratio, 2).padEnd(8)}target ${target}`);
+    say(`  ${name.padEnd(40)}${fixed(ratio, 3).padEnd(8)}target ${target}`);
   }
   if (processTable.length > 0) {
     say("");

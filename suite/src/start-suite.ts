@@ -1,18 +1,17 @@
 import path from "node:path";
 import type { Bus } from "@avatar/bus";
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@avatar/embedded-postgres";
 import { type CounterStore, type GatewayConfig, readGatewayConfig, startGateway } from "@avatar/gateway";
 import {
   type Clients,
   connectBus,
   createClients,
-  type EmbeddedPostgresHandle,
   type Env,
   type Logger,
   listen,
   type RunningService,
   type ServiceName,
   type ServiceUrls,
-  startEmbeddedPostgres,
   startService,
 } from "@avatar/runtime";
 

@@ -2,7 +2,6 @@ export * from "./bus.js";
 export * from "./clients.js";
 export * from "./config.js";
 export * from "./db.js";
-export * from "./embedded-postgres.js";
 export * from "./end-reasons.js";
 export * from "./errors.js";
 export * from "./events.js";
