@@ -7,6 +7,7 @@ export * from "./errors.js";
 export * from "./events.js";
 export * from "./ids.js";
 export * from "./in-process-clients.js";
+export * from "./invalidated-cache.js";
 export * from "./log.js";
 export * from "./migrate.js";
 export * from "./net.js";

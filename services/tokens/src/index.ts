@@ -6,6 +6,7 @@ import { readMintSettings } from "./mint-settings.js";
 import type { TokensDatabase } from "./schema.js";
 import { tokensAdminService } from "./service.js";
 import { SessionTokenSigner } from "./signing-keys.js";
+import { cachedSpaces } from "./space-cache.js";
 
 export { type MintDeps, mintSessionToken } from "./mint.js";
 export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint-settings.js";
@@ -26,10 +27,12 @@ export async function build(
     ...(options.now ? { now: options.now } : {}),
   });
   await signer.ensureKey();
-  const mint = mintService({ db: deps.db, signer, clients: deps.clients, log: deps.log, settings });
+  const spaces = cachedSpaces(deps.db, deps.bus);
+  const mint = mintService({ db: deps.db, spaces, signer, clients: deps.clients, log: deps.log, settings });
   return {
     name: "tokens",
-    routes: (router) => router.service(TokensService, { ...tokensAdminService(deps.db, signer), ...mint }),
+    routes: (router) =>
+      router.service(TokensService, { ...tokensAdminService(deps.db, signer, spaces), ...mint }),
   };
 }
 

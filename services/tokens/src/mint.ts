@@ -20,16 +20,17 @@ import { sessionDuration, spaceDurationLimit } from "./duration.js";
 import { LanguageCodes } from "./languages.js";
 import { mintEmbedSessionToken } from "./mint-embed.js";
 import type { MintSettings } from "./mint-settings.js";
-import * as repo from "./repository.js";
 import { resolveAvatar } from "./resolve-avatar.js";
 import { resolveMemory } from "./resolve-memory.js";
 import { resolveSessionConfig } from "./resolve-session.js";
 import { checkRequestRules } from "./rules.js";
 import type { TokensDatabase } from "./schema.js";
 import type { SessionTokenSigner } from "./signing-keys.js";
+import type { SpaceLookup } from "./space-cache.js";
 
 export interface MintDeps {
   db: Kysely<TokensDatabase>;
+  spaces: SpaceLookup;
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
   signer: Pick<SessionTokenSigner, "sign" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
@@ -55,7 +56,7 @@ export async function mintSessionToken(
   if (!request) throw invalidRequest("request is required", { field: "request" });
   checkRequestRules(request);
 
-  const space = isUuid(req.spaceId) ? await repo.findSpace(deps.db, req.spaceId) : undefined;
+  const space = isUuid(req.spaceId) ? await deps.spaces.find(req.spaceId) : undefined;
   if (!space) throw notFound("Space not found", { field: "space_id" });
   const maxSessionDuration = sessionDuration(request.maxSessionDuration, spaceDurationLimit(space), {
     isSandbox: request.isSandbox,
