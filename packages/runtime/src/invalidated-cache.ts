@@ -1,10 +1,31 @@
 import type { Bus, Subscription } from "@avatar/bus";
 
+/**
+ * Subjects on which a service says that a value others may cache has changed; the message is its id.
+ * The owner of the data publishes, every process that caches it listens.
+ */
+export const cacheInvalidations = {
+  /** The tokens service's spaces (tier, duration limit). */
+  spaces: "cache.tokens.spaces",
+  /** The catalog's avatars (status, flags, default voice). */
+  avatars: "cache.catalog.avatars",
+} as const;
+
+/** Tells every process that caches a value under `subject` that `key` changed. */
+export function publishInvalidation(bus: Bus, subject: string, key: string): void {
+  bus.publish(subject, new TextEncoder().encode(key));
+}
+
 export interface InvalidatedCacheOptions {
   /** The longest an entry is trusted, should an invalidation be lost (the bus's publish is at most once). */
   ttlMs: number;
   maxEntries?: number;
   now?: () => number;
+  /**
+   * What an invalidation names, for keys that hold more than the id (e.g. `<avatar>|<space>`): every key
+   * whose group is the invalidated id goes. The key itself by default.
+   */
+  groupOf?: (key: string) => string;
 }
 
 /**
@@ -19,7 +40,6 @@ export class InvalidatedCache<V> {
   private readonly loading = new Map<string, Promise<V | undefined>>();
   private subscription: Subscription | undefined;
   private readonly now: () => number;
-  private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
   constructor(
@@ -54,10 +74,10 @@ export class InvalidatedCache<V> {
     return loaded;
   }
 
-  /** The value changed: drop it here and in every process that caches it. */
-  invalidate(key: string): void {
-    this.forget(key);
-    this.bus?.publish(this.subject, this.encoder.encode(key));
+  /** The value of `id` changed: drop it here and in every process that caches it. */
+  invalidate(id: string): void {
+    this.forget(id);
+    if (this.bus) publishInvalidation(this.bus, this.subject, id);
   }
 
   async close(): Promise<void> {
@@ -65,9 +85,15 @@ export class InvalidatedCache<V> {
     this.subscription = undefined;
   }
 
-  private forget(key: string): void {
-    this.entries.delete(key);
-    this.loading.delete(key);
+  private forget(id: string): void {
+    const groupOf = this.options.groupOf;
+    if (!groupOf) {
+      this.entries.delete(id);
+      this.loading.delete(id);
+      return;
+    }
+    for (const key of [...this.entries.keys()]) if (groupOf(key) === id) this.entries.delete(key);
+    for (const key of [...this.loading.keys()]) if (groupOf(key) === id) this.loading.delete(key);
   }
 
   private store(key: string, value: V): void {

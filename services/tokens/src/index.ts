@@ -1,5 +1,6 @@
 import { TokensService } from "@avatar/contracts/tokens";
 import { type ServiceApp, type ServiceDeps, type ServiceModule, sealerFromEnv } from "@avatar/runtime";
+import { cachedAvatars } from "./avatar-cache.js";
 import { migrations } from "./migrations/index.js";
 import { mintService } from "./mint.js";
 import { readMintSettings } from "./mint-settings.js";
@@ -28,7 +29,17 @@ export async function build(
   });
   await signer.ensureKey();
   const spaces = cachedSpaces(deps.db, deps.bus);
-  const mint = mintService({ db: deps.db, spaces, signer, clients: deps.clients, log: deps.log, settings });
+  // The catalog client is taken at the first call, not while the service builds.
+  const avatars = cachedAvatars({ getAvatar: (req) => deps.clients.catalog.getAvatar(req) }, deps.bus);
+  const mint = mintService({
+    db: deps.db,
+    spaces,
+    avatars,
+    signer,
+    clients: deps.clients,
+    log: deps.log,
+    settings,
+  });
   return {
     name: "tokens",
     routes: (router) =>

@@ -15,6 +15,7 @@ import { type Clients, invalidRequest, isUuid, type Logger, notFound } from "@av
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import type { AvatarLookup } from "./avatar-cache.js";
 import { sessionClaims } from "./claims.js";
 import { sessionDuration, spaceDurationLimit } from "./duration.js";
 import { LanguageCodes } from "./languages.js";
@@ -31,6 +32,8 @@ import type { SpaceLookup } from "./space-cache.js";
 export interface MintDeps {
   db: Kysely<TokensDatabase>;
   spaces: SpaceLookup;
+  /** The catalog's GetAvatar, usually cached (avatar-cache.ts). */
+  avatars: AvatarLookup;
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
   signer: Pick<SessionTokenSigner, "sign" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
@@ -65,7 +68,7 @@ export async function mintSessionToken(
 
   const { catalog, agents, memory, sessions } = deps.clients;
   const languages = deps.languages ?? new LanguageCodes(catalog);
-  const avatar = await resolveAvatar(catalog, space.id, request);
+  const avatar = await resolveAvatar(deps.avatars, space.id, request);
   const init = await resolveSessionConfig({ catalog, agents, languages }, space.id, avatar, request);
   const memoryId =
     init.mode === SessionMode.FULL ? await resolveMemory(memory, space.id, request.memory) : "";

@@ -1,11 +1,9 @@
 import type { Bus } from "@avatar/bus";
-import { InvalidatedCache } from "@avatar/runtime";
+import { cacheInvalidations, InvalidatedCache } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import * as repo from "./repository.js";
 import type { SpaceRow, TokensDatabase } from "./schema.js";
 
-/** Invalidations of cached spaces, between the tokens replicas. */
-export const SPACES_CHANGED_SUBJECT = "cache.tokens.spaces";
 /** How long a replica trusts a cached space should an invalidation be lost. */
 export const SPACE_CACHE_TTL_MS = 10_000;
 
@@ -16,7 +14,7 @@ export interface SpaceLookup {
 }
 
 export function cachedSpaces(db: Kysely<TokensDatabase>, bus: Bus | undefined): SpaceLookup {
-  const cache = new InvalidatedCache<SpaceRow>(bus, SPACES_CHANGED_SUBJECT, { ttlMs: SPACE_CACHE_TTL_MS });
+  const cache = new InvalidatedCache<SpaceRow>(bus, cacheInvalidations.spaces, { ttlMs: SPACE_CACHE_TTL_MS });
   return {
     find: (id) => cache.get(id.toLowerCase(), () => repo.findSpace(db, id)),
     changed: (id) => cache.invalidate(id.toLowerCase()),

@@ -279,11 +279,13 @@ export async function tokensFixture(now?: () => number): Promise<TokensFixture> 
 }
 
 export function mintDeps(fixture: TokensFixture, world: World): MintDeps {
+  const clients = doubleClients(world);
   return {
     db: fixture.db,
     spaces: cachedSpaces(fixture.db, undefined),
+    avatars: clients.catalog,
     signer: fixture.signer,
-    clients: doubleClients(world),
+    clients,
     log: silentLogger,
     settings: defaultMintSettings,
   };
