@@ -107,6 +107,7 @@ try {
   say("against  sessions sent    acked   lost  p50        p99        max        fails  keeps up");
   for (const line of rows) say(line);
   say("keeps up: no chunk lost, no error or closed socket, p99 under the 1 s between chunks");
+  for (const text of backend.exited()) say(`\n${text}`);
 } finally {
   await Promise.all(sessions.map((s) => s.stop()));
   await backend?.stop();

@@ -121,6 +121,7 @@ try {
     try {
       processTable.push(...(await idleFigures(suite, "suite")));
       await gatewayRuns("suite", suite);
+      for (const text of suite.exited()) say(text);
     } finally {
       await suite.stop();
     }
@@ -130,6 +131,7 @@ try {
     try {
       processTable.push(...(await idleFigures(processes, "processes")));
       await gatewayRuns("processes", processes);
+      for (const text of processes.exited()) say(text);
     } finally {
       await processes.stop();
     }

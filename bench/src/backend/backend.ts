@@ -5,5 +5,7 @@ export interface Backend {
   processes(): { name: string; pids: number[] }[];
   /** Milliseconds from spawning each process to its readiness. */
   readyMs: Record<string, number>;
+  /** What a process that exited while it should have been running wrote last. */
+  exited(): string[];
   stop(): Promise<void>;
 }

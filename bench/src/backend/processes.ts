@@ -24,6 +24,12 @@ export async function startProcessBackend(environment: BenchEnvironment): Promis
       { name: "postgres", pids: environment.pg.pids() },
       { name: "nats-server", pids: descendants(process.pid).filter((pid) => commOf(pid) === "nats-server") },
     ],
+    exited: () =>
+      topology.processes
+        .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
+        .map(
+          (p) => `${p.name} exited (${p.child.exitCode ?? p.child.signalCode}):\n${p.output().slice(-3000)}`,
+        ),
     stop: async () => {
       await topology.stop();
     },

@@ -29,6 +29,12 @@ export async function startSuiteBackend(environment: BenchEnvironment): Promise<
       { name: "suite", pids: suite.child.pid ? [suite.child.pid] : [] },
       { name: "postgres", pids: environment.pg.pids() },
     ],
+    exited: () =>
+      suite.child.exitCode !== null || suite.child.signalCode !== null
+        ? [
+            `suite exited (${suite.child.exitCode ?? suite.child.signalCode}):\n${suite.output().slice(-3000)}`,
+          ]
+        : [],
     stop: async () => {
       await suite.stop();
     },

@@ -1,5 +1,6 @@
 import { AvatarStatus, CatalogService, VoiceType } from "@avatar/contracts/catalog";
 import { errorDetailOf, silentLogger } from "@avatar/runtime";
+import { callDirectly } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as repo from "../src/repository.js";
