@@ -100,11 +100,12 @@ try {
       `         p99 ratio to the bare-ws floor: ${(measured.summary.p99 / floorP99).toFixed(2)} (target <= 3, no chunk lost)`,
     );
     say(rows.at(-3) ?? "");
+    say(rows.at(-1) ?? "");
     if (failed.length > 0 || !keepsUp(measured.summary)) break;
   }
   say("");
   say("one 1 s chunk (64 KiB of base64) per session per second");
-  say("against  sessions sent    acked   lost  p50        p99        max        fails  keeps up");
+  say("against   sessions sent    acked   lost  p50        p99        max        fails  keeps up");
   for (const line of rows) say(line);
   say("keeps up: no chunk lost, no error or closed socket, p99 under the 1 s between chunks");
   for (const text of backend.exited()) say(`\n${text}`);
@@ -122,16 +123,14 @@ function keepsUp(s: Summary): boolean {
 }
 
 function row(against: string, level: number, s: Summary, failed: string[]): string {
-  if (failed.length > 0) {
-    const counts = new Map<string, number>();
-    for (const f of failed) counts.set(f, (counts.get(f) ?? 0) + 1);
-    const counted = [...counts].map(([f, n]) => `${f} x${n}`);
-    return `${against.padEnd(9)}${String(level).padEnd(9)}could not open ${failed.length} sessions: ${counted.join(", ")}`;
-  }
-  return (
-    `${against.padEnd(9)}${String(level).padEnd(9)}${String(s.sent).padEnd(8)}${String(s.acked).padEnd(8)}${String(s.lost).padEnd(6)}` +
-    `${ms(s.p50).padEnd(11)}${ms(s.p99).padEnd(11)}${ms(s.max).padEnd(11)}${String(s.errors + s.closed).padEnd(7)}${keepsUp(s) ? "yes" : "NO"}`
-  );
+  const line =
+    `${against.padEnd(10)}${String(level).padEnd(9)}${String(s.sent).padEnd(8)}${String(s.acked).padEnd(8)}${String(s.lost).padEnd(6)}` +
+    `${ms(s.p50).padEnd(11)}${ms(s.p99).padEnd(11)}${ms(s.max).padEnd(11)}${String(s.errors + s.closed).padEnd(7)}${keepsUp(s) && failed.length === 0 ? "yes" : "NO"}`;
+  if (failed.length === 0) return line;
+  const counts = new Map<string, number>();
+  for (const f of failed) counts.set(f, (counts.get(f) ?? 0) + 1);
+  const counted = [...counts].map(([f, n]) => `${f} x${n}`);
+  return `${line}\n          could not open ${failed.length} of the sessions: ${counted.join(", ")}`;
 }
 
 /** Warm-up, then one measured window; answers the round trips and each group's peak RSS and CPU. */
