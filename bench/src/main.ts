@@ -77,12 +77,20 @@ try {
     seconds: settings.BENCH_SECONDS,
     warmupSeconds: settings.BENCH_WARMUP_SECONDS,
   });
-  const measure = async (name: string, s: Scenario, pids: () => number[]) => {
+  const measure = async (name: string, s: Scenario, pids: () => number[], backend?: Backend) => {
     if (s.warmupSeconds > 0) await drive({ ...s, seconds: s.warmupSeconds, warmupSeconds: 0 });
     const server = cpuReading(pids);
     const postgres = cpuReading(() => environment.pg.pids());
+    const groups = (backend?.processes() ?? []).map((g) => ({
+      name: g.name,
+      used: cpuReading(() => backend?.processes().find((p) => p.name === g.name)?.pids ?? []),
+    }));
     const result = await drive({ ...s, warmupSeconds: 0 });
     const ops = result.opsPerSecond * s.seconds;
+    if (groups.length > 1) {
+      const each = groups.map((g) => `${g.name} ${fixed((g.used() * 1000) / ops, 2)}`);
+      say(`    CPU ms/op by process: ${each.join(", ")}`);
+    }
     const postgresMsPerOp = (postgres() * 1000) / ops;
     const cpuMsPerOp = (server() * 1000) / ops + postgresMsPerOp;
     rows.push({ name, result, cpuMsPerOp, postgresMsPerOp });
@@ -106,11 +114,13 @@ try {
       `${label}: mint (LITE)`,
       scenario(backend.gatewayUrl, "single", "/v1/sessions/token", mintBody),
       pids,
+      backend,
     );
     await measure(
       `${label}: mint + start + stop`,
       scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", mintBody),
       pids,
+      backend,
     );
   };
 
