@@ -19,6 +19,7 @@ import { parseRequest } from "./http/parse-request.js";
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { Route } from "./http/route.js";
 import { Router } from "./http/router.js";
+import { limitOf } from "./limits.js";
 import { observeRequests } from "./observe/requests.js";
 import {
   type CounterStore,
@@ -107,7 +108,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     const decision = await limiter.hit({
       credential: rateLimitIdentity(credentials),
       endpoint: `${route.method} ${route.path}`,
-      limit: route.rateLimit,
+      limit: limitOf(route.rateLimit, config.RATE_LIMIT_PER_SECOND),
     });
     Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);

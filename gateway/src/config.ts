@@ -5,6 +5,11 @@ export const gatewaySettings = {
   PUBLIC_BASE_URL: env.optionalUrl(),
   /** Behind a proxy: take the client IP from X-Forwarded-For and the scheme from X-Forwarded-Proto. */
   TRUST_PROXY: env.bool({ default: false }),
+  /**
+   * Requests per second per credential and endpoint (the interface's 10); operators may grant more. The
+   * session lifecycle calls keep their own 5 per session token.
+   */
+  RATE_LIMIT_PER_SECOND: env.int({ default: 10, min: 1, max: 1_000_000 }),
   RATE_LIMIT_STORE_TIMEOUT_MS: env.int({ default: 100, min: 1, max: 5_000 }),
   API_KEY_CACHE_TTL_MS: env.int({ default: 10_000, min: 0, max: 300_000 }),
   MAX_BODY_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),

@@ -1,8 +1,7 @@
 import { type Route, route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
 import * as webhooks from "./webhooks.js";
 
-const common = { auth: "api_key", rateLimit: LIMIT_DEFAULT } as const;
+const common = { auth: "api_key", rateLimit: "default" } as const;
 
 /** Webhook endpoints and their delivery log (API key; another space's endpoint: 404). */
 export const webhookRoutes: Route[] = [

@@ -15,7 +15,7 @@ import { WebSocketServer } from "ws";
 import { presentedCredentials, rateLimitIdentity } from "../auth/credentials.js";
 import type { GatewayConfig } from "../config.js";
 import { toHttpError } from "../http/http-error.js";
-import { LIMIT_DEFAULT } from "../limits.js";
+import { limitOf } from "../limits.js";
 import { type RateLimiter, rateLimitHeaders } from "../ratelimit/index.js";
 import { ClientSocket } from "./client-socket.js";
 import { relayFits } from "./message-frame.js";
@@ -78,7 +78,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
     const decision = await deps.limiter.hit({
       credential: rateLimitIdentity(credentials),
       endpoint: `GET ${EVENTS_PATH}`,
-      limit: LIMIT_DEFAULT,
+      limit: limitOf("default", deps.config.RATE_LIMIT_PER_SECOND),
     });
     if (!decision.allowed) {
       return refuseUpgrade(socket, 429, "Rate limit exceeded", rateLimitHeaders(decision));

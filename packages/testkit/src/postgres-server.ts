@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@avatar/runtime";
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@avatar/embedded-postgres";
 
 export interface PostgresServerHandle {
   /** The admin URL (database `postgres`). */

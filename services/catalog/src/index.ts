@@ -1,5 +1,11 @@
 import { CatalogService } from "@avatar/contracts/catalog";
-import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import {
+  cacheInvalidations,
+  publishInvalidation,
+  type ServiceApp,
+  type ServiceDeps,
+  type ServiceModule,
+} from "@avatar/runtime";
 import { migrations } from "./migrations/index.js";
 import type { CatalogDatabase } from "./schema.js";
 import { readCatalogFile, seedCatalog } from "./seed.js";
@@ -22,6 +28,7 @@ export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<Service
         catalogService(deps.db, {
           // Resolved at call time: a catalog process without SESSIONS_URL still serves everything else.
           endAvatarSessions: (req) => deps.clients.sessions.endAvatarSessions(req),
+          avatarChanged: (avatarId) => publishInvalidation(deps.bus, cacheInvalidations.avatars, avatarId),
           log: deps.log,
         }),
       ),

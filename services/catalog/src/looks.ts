@@ -14,7 +14,7 @@ import {
   RasterCache,
   renderPoster,
   resolveLookParams,
-} from "@avatar/media";
+} from "@avatar/media/looks";
 import { conflict, invalidRequest } from "@avatar/runtime";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";

@@ -102,7 +102,7 @@ export async function startCluster(): Promise<Cluster> {
         SESSIONS_RECOVERY_GRACE_MS: "1500",
         WS_HEARTBEAT_MS: "500",
       },
-      120_000,
+      { readyTimeoutMs: 120_000 },
     );
   } catch (err) {
     await sessionsBalancer.close();

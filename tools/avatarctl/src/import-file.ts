@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { lookSeedOf } from "@avatar/catalog";
+import { lookSeedOf } from "@avatar/catalog/look-seed";
 import { type AvatarSchema, AvatarStatus, type VoiceSchema } from "@avatar/contracts/catalog";
 import { isUuid } from "@avatar/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";

