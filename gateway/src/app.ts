@@ -4,6 +4,7 @@ import {
   type Clients,
   type Logger,
   onApiKeyRevoked,
+  rateLimitDecisions,
   requestIdFrom,
   runWithRequestContext,
 } from "@avatar/runtime";
@@ -21,6 +22,8 @@ import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-u
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { Principal, Route } from "./http/route.js";
 import { Router } from "./http/router.js";
+import { limitOf } from "./limits.js";
+import { observeRequests } from "./observe/requests.js";
 import {
   type CounterStore,
   MemoryCounterStore,
@@ -65,6 +68,11 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     logger: log,
     storeTimeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
     isAvailable: () => deps.bus.status() === "connected",
+    onDecision: (endpoint, d) =>
+      rateLimitDecisions.inc({
+        endpoint,
+        decision: d.failedOpen ? "failed_open" : d.allowed ? "allowed" : "rejected",
+      }),
     ...(deps.now ? { now: deps.now } : {}),
   });
   const authenticators: Authenticators = {
@@ -170,7 +178,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     const decision = await limiter.hit({
       credential: rateLimitIdentity(principal, credentials),
       endpoint: `${route.method} ${route.path}`,
-      limit: route.rateLimit,
+      limit: limitOf(route.rateLimit, config.RATE_LIMIT_PER_SECOND),
     });
     Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) {
@@ -188,6 +196,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       principal,
       ...parsed.value,
       clients: deps.clients,
+      bus: deps.bus,
       log,
       baseUrl: publicBaseUrl(req, config, publicHosts),
       https: requestIsHttps(req, config),
@@ -225,5 +234,10 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     );
   };
 
-  return { handle, authenticators, limiter, close: () => revocations.unsubscribe() };
+  return {
+    handle: observeRequests(handle, router),
+    authenticators,
+    limiter,
+    close: () => revocations.unsubscribe(),
+  };
 }

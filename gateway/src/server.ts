@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { closeGracefully, trackResponses } from "@avatar/runtime";
+import { closeGracefully, observedBus, trackResponses } from "@avatar/runtime";
 import { build, type Gateway, type GatewayDeps } from "./app.js";
 import { clientErrorAnswer, endWithError } from "./http/raw-response.js";
 import { routes } from "./routes.js";
@@ -19,7 +19,8 @@ export interface RunningGateway {
 export async function startGateway(
   deps: Omit<GatewayDeps, "routes"> & { routes?: GatewayDeps["routes"]; port: number; host: string },
 ): Promise<RunningGateway> {
-  const gateway = await build({ ...deps, routes: deps.routes ?? routes });
+  const bus = observedBus(deps.bus, "gateway");
+  const gateway = await build({ ...deps, bus, routes: deps.routes ?? routes });
   const server = http.createServer(gateway.handle);
   server.keepAliveTimeout = 65_000;
   // Requests Node's parser refuses get the envelope too (Node's own answers have empty bodies).
@@ -31,7 +32,7 @@ export async function startGateway(
   trackResponses(server);
   const bridge = attachRealtimeBridge(server, {
     clients: deps.clients,
-    bus: deps.bus,
+    bus,
     log: deps.log,
     config: deps.config,
     limiter: gateway.limiter,

@@ -1,4 +1,4 @@
-import { readCatalogFile } from "@avatar/catalog";
+import { lookSeedOf, readCatalogFile } from "@avatar/catalog";
 import { AvatarStatus } from "@avatar/contracts/catalog";
 import { Tier } from "@avatar/contracts/tokens";
 import type { Clients } from "@avatar/runtime";
@@ -46,6 +46,7 @@ export async function seedDemoSpace(clients: Clients, apiKey: string | undefined
       defaultVoice: a.default_voice_id ? { id: a.default_voice_id } : undefined,
       is1080p: a.is_1080p,
       sandboxEnabled: a.sandbox_enabled,
+      lookSource: a.look ? { source: { case: "seed" as const, value: lookSeedOf(a.look) } } : undefined,
     })),
   });
   return apiKey ? { spaceId: DEMO_SPACE_ID } : { spaceId: DEMO_SPACE_ID, newApiKey: created.apiKeySecret };

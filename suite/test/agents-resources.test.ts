@@ -400,6 +400,7 @@ describe("embeds", () => {
       url: `${suite.gatewayUrl}/embed/${embed.embed_id}`,
       script: expect.stringContaining(`src="${suite.gatewayUrl}/embed/${embed.embed_id}"`),
       orientation: "horizontal",
+      video_settings: { quality: "high", encoding: "H264" },
       // The visitor limits' defaults (README, decisions).
       max_concurrent_sessions: 3,
       max_sessions_per_hour: 30,

@@ -1,5 +1,5 @@
 import { route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
+import * as images from "./avatar-images.js";
 import * as catalog from "./catalog.js";
 
 /** Languages, LLM models, avatars and voices. */
@@ -9,7 +9,7 @@ export const catalogRoutes = [
     path: "/v1/languages",
     summary: "List supported languages",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     handle: catalog.listLanguages,
   }),
   route({
@@ -17,7 +17,7 @@ export const catalogRoutes = [
     path: "/v1/llm-models",
     summary: "List managed language models per provider",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     handle: catalog.listLlmModels,
   }),
   route({
@@ -25,16 +25,26 @@ export const catalogRoutes = [
     path: "/v1/avatars",
     summary: "List the space's avatars",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: catalog.avatarListQuery,
     handle: catalog.listAvatars,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/avatars/{avatar_id}/preview.png",
+    summary: "An avatar's preview picture (PNG, at rest); no credential",
+    auth: "none",
+    rateLimit: "default",
+    params: catalog.avatarPath,
+    query: images.previewQuery,
+    handle: images.showAvatarPreview,
   }),
   route({
     method: "GET",
     path: "/v1/avatars/public",
     summary: "List public avatars",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: catalog.avatarListQuery,
     handle: catalog.listPublicAvatars,
   }),
@@ -43,7 +53,7 @@ export const catalogRoutes = [
     path: "/v1/avatars/{avatar_id}",
     summary: "Get an avatar",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.avatarPath,
     handle: catalog.getAvatar,
   }),
@@ -52,7 +62,7 @@ export const catalogRoutes = [
     path: "/v1/avatars/{avatar_id}",
     summary: "Rename an avatar, set its default voice, deactivate or reactivate it",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.avatarPath,
     body: catalog.updateAvatarBody,
     handle: catalog.updateAvatar,
@@ -62,7 +72,7 @@ export const catalogRoutes = [
     path: "/v1/avatars/{avatar_id}",
     summary: "Delete an avatar; its running sessions end with AVATAR_DELETED",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.avatarPath,
     handle: catalog.deleteAvatar,
   }),
@@ -71,7 +81,7 @@ export const catalogRoutes = [
     path: "/v1/voices",
     summary: "List voices",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: catalog.voiceListQuery,
     handle: catalog.listVoices,
   }),
@@ -80,7 +90,7 @@ export const catalogRoutes = [
     path: "/v1/voices/{voice_id}",
     summary: "Get a voice with its voice engines",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: catalog.voicePath,
     handle: catalog.getVoice,
   }),

@@ -5,7 +5,8 @@ import type { RequestContext, RouteResult } from "../http/route.js";
 import { presentEmbed } from "../present/agents.js";
 import * as s from "../schema/index.js";
 import { spaceOf } from "./principal.js";
-import { MAX_DURATION_WIRE_LIMIT } from "./session-token.mapping.js";
+import { MAX_DURATION_WIRE_LIMIT, videoSettings } from "./session-token.mapping.js";
+import { VideoSettings } from "./session-token.schema.js";
 
 /**
  * POST /v2/embeddings: a stored session recipe behind a web page (`url`, served by the gateway at
@@ -26,6 +27,9 @@ export const createEmbedBody = s.object("CreateEmbedRequest", {
   max_session_duration: s.int({ ge: 1 }).nullable().optional().describe("Seconds; at most the tier's limit."),
   default_language: s.string({ minLength: 1, maxLength: 16 }).nullable().optional(),
   is_sandbox: s.boolean().default(false),
+  video_settings: VideoSettings.nullable()
+    .optional()
+    .describe("The video its sessions stream; very_high needs a 1080p avatar."),
   ...embedLimitFields(),
 });
 
@@ -86,6 +90,7 @@ export async function createEmbed(ctx: RequestContext<unknown, unknown, Body>): 
     maxSessionDuration: b.max_session_duration ?? undefined,
     defaultLanguage: b.default_language ?? undefined,
     isSandbox: b.is_sandbox,
+    videoSettings: videoSettings(b.video_settings),
     maxConcurrentSessions: b.max_concurrent_sessions ?? undefined,
     maxSessionsPerHour: b.max_sessions_per_hour ?? undefined,
     allowedOrigins: b.allowed_origins ?? [],

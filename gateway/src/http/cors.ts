@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { embedOriginAllowed } from "@avatar/runtime";
 
-const EXPOSED = "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After";
+const EXPOSED =
+  "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location";
 
 /**
  * CORS for browser-facing routes. The session-token routes (start, stop, keep-alive) may be called from

@@ -3,6 +3,7 @@ import { missing, type ParseResult, type ValidationIssue } from "../schema/issue
 import { parseJsonBody } from "../schema/json-body.js";
 import { nulIssues, nulParamIssues } from "../schema/nul.js";
 import { readBody } from "./body.js";
+import { HttpError } from "./http-error.js";
 import type { Route } from "./route.js";
 
 export interface ParsedRequest {
@@ -33,13 +34,15 @@ export async function parseRequest(
   };
 
   const nul = [...nulParamIssues(rawParams, "path"), ...nulParamIssues(search, "query")];
-  const decoded = route.body ? parseJsonBody(await readBody(req, maxBodyBytes)) : undefined;
+  const text = route.textBody ? await readTextBody(req, route.textBody, maxBodyBytes) : undefined;
+  const decoded =
+    route.body && !route.textBody ? parseJsonBody(await readBody(req, maxBodyBytes)) : undefined;
   if (decoded?.ok) nul.push(...nulIssues(decoded.value, ["body"]));
   if (nul.length > 0) return { ok: false, issues: nul };
 
   const params = take(route.params?.parse(rawParams), rawParams as unknown);
   const query = take(route.query?.parse(search), {} as unknown);
-  let body: unknown;
+  let body: unknown = text;
   if (route.body && decoded) {
     const absent = decoded.ok ? decoded.value === null : decoded.reason === "empty";
     if (absent && route.optionalBody) {
@@ -53,4 +56,15 @@ export async function parseRequest(
     }
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { params, query, body } };
+}
+
+/** A text body of the route's media type (parameters such as charset aside). */
+async function readTextBody(req: IncomingMessage, mediaType: string, maxBodyBytes: number): Promise<string> {
+  const given = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (given !== mediaType) {
+    throw new HttpError(415, `Content-Type must be ${mediaType}`, undefined, { Accept: mediaType });
+  }
+  const text = (await readBody(req, maxBodyBytes)).toString("utf8");
+  if (text.trim() === "") throw new HttpError(400, `The body must be ${mediaType}`);
+  return text;
 }

@@ -1,6 +1,8 @@
+import type { Bus } from "@avatar/bus";
 import type { Clients, Logger } from "@avatar/runtime";
 import type { ApiKeyPrincipal } from "../auth/api-keys.js";
 import type { SessionPrincipal } from "../auth/session-tokens.js";
+import type { RateLimitClass } from "../limits.js";
 import type { ParseResult } from "../schema/issues.js";
 import type { HttpError } from "./http-error.js";
 
@@ -26,6 +28,8 @@ export interface RequestContext<P, Q, B> {
   query: Q;
   body: B;
   clients: Clients;
+  /** The bus, for what is relayed to a session's pipeline worker (WHEP). */
+  bus: Bus;
   log: Logger;
   /** Absolute base URL of the public API (http/public-url.ts: never from an untrusted Host). */
   baseUrl: string;
@@ -62,8 +66,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   path: string;
   summary: string;
   auth: AuthPolicy;
-  /** Requests per second per credential. */
-  rateLimit: number;
+  /** Which of the interface's limits counts its requests (per credential, per second). */
+  rateLimit: RateLimitClass;
   /**
    * Browsers may call it cross-origin: `true` from any origin with credentials; a function gives the
    * origins allowed for this request's resource (an embed's), answered without credentials.
@@ -74,6 +78,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   params?: Parser<P, Record<string, string>>;
   query?: Parser<Q, URLSearchParams>;
   body?: Parser<B, unknown>;
+  /**
+   * The body is text of this media type rather than JSON (WHEP's `application/sdp`): it reaches the
+   * handler as a string; another Content-Type is 415, an empty body 400.
+   */
+  textBody?: string;
   /** No body (or JSON null) is allowed and reads as `{}`. */
   optionalBody?: boolean;
   /** Success status when the handler does not say (200 by default). */

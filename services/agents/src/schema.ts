@@ -1,3 +1,4 @@
+import type { VideoCodecName, VideoQualityName } from "@avatar/media/video-settings";
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from "kysely";
 
 /** The agents service's tables (Postgres schema `agents`). */
@@ -97,6 +98,8 @@ export interface EmbedTable {
   max_session_duration: number | null;
   default_language: string | null;
   is_sandbox: boolean;
+  video_quality: VideoQualityName;
+  video_encoding: VideoCodecName;
   created_at: CreatedAt;
   max_concurrent_sessions: number;
   max_sessions_per_hour: number;

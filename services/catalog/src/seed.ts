@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { type Kysely, sql } from "kysely";
+import bundledCatalog from "../seed/catalog.json" with { type: "json" };
+import { findLook, saveLook } from "./look-repository.js";
 import { replaceLanguages, replaceLlmModels, saveAvatar, saveVoice } from "./repository.js";
-import type { CatalogDatabase } from "./schema.js";
+import type { CatalogDatabase, LookSeedFields } from "./schema.js";
 
 /** The catalog file in the repository: reference data, public voices and avatars, the demo space's avatars. */
 export interface CatalogFile {
@@ -31,11 +33,16 @@ export interface SeedAvatar {
   default_voice_id: string | null;
   is_1080p: boolean;
   sandbox_enabled: boolean;
+  /** LookSeed fields, snake_case: the look generated for this avatar. */
+  look?: LookSeedFields;
 }
 
-export const defaultCatalogPath = new URL("../seed/catalog.json", import.meta.url);
-
-export function readCatalogFile(path: string | URL = defaultCatalogPath): CatalogFile {
+/**
+ * The catalog file at `path` (CATALOG_FILE), else the one of this repository, which is part of the code
+ * (a bundle of `pnpm build` carries it, wherever it runs from).
+ */
+export function readCatalogFile(path?: string | URL): CatalogFile {
+  if (path === undefined) return structuredClone(bundledCatalog) as CatalogFile;
   return JSON.parse(readFileSync(path, "utf8")) as CatalogFile;
 }
 
@@ -53,11 +60,13 @@ export async function seedCatalog(db: Kysely<CatalogDatabase>, file: CatalogFile
     }
     for (const a of file.public_avatars) {
       await saveAvatar(trx, publicAvatar(a), false);
+      // Like the avatar itself: set when missing, never over an operator's look.
+      if (a.look && !(await findLook(trx, a.id))) await saveLook(trx, a.id, { kind: "seed", seed: a.look });
     }
   });
 }
 
-function publicAvatar(a: SeedAvatar) {
+function publicAvatar({ look: _look, ...a }: SeedAvatar) {
   return {
     ...a,
     space_id: null,

@@ -7,6 +7,7 @@ import { toJsonString } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { tokensAdminService } from "../src/service.js";
+import { cachedSpaces } from "../src/space-cache.js";
 import { clearTokens, failure, fixedApiKey, newSigner, openTokensDb, type TokensTestDb } from "./support.js";
 
 let t: TokensTestDb;
@@ -15,7 +16,10 @@ const bus = createMemoryBus();
 
 beforeAll(async () => {
   t = await openTokensDb();
-  tokens = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db), bus));
+  tokens = callDirectly(
+    TokensService,
+    tokensAdminService(t.db, newSigner(t.db), cachedSpaces(t.db, undefined), bus),
+  );
 });
 afterAll(async () => {
   await t.close();

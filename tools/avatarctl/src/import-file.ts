@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { lookSeedOf } from "@avatar/catalog/look-seed";
 import { type AvatarSchema, AvatarStatus, type VoiceSchema } from "@avatar/contracts/catalog";
 import { isUuid } from "@avatar/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -151,6 +152,8 @@ export function toAvatars(
       );
     }
     const defaultVoiceId = read.uuid("default_voice_id");
+    // A look seed as in the catalog file ({"seed": ..., "skin_tone": ...}); the catalog checks its names.
+    const look = read.stringMap("look");
     const avatar: AvatarInit = {
       id: read.uuid("id") ?? "",
       name: read.name(),
@@ -161,6 +164,7 @@ export function toAvatars(
       defaultVoiceAgentId: read.uuid("default_voice_agent_id") ?? "",
       is1080p: read.boolean("is_1080p") ?? false,
       sandboxEnabled: read.boolean("sandbox_enabled") ?? false,
+      ...(look ? { lookSource: { source: { case: "seed", value: lookSeedOf(look) } } } : {}),
       ...placement(visibility),
     };
     read.rejectUnknownFields();

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type AgentsService, EmbedOrientation } from "@avatar/contracts/agents";
+import { streamSettings } from "@avatar/media/video-settings";
 import {
   EMBED_BOUNDS,
   EMBED_DEFAULTS,
@@ -65,6 +66,10 @@ export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
       if (req.isSandbox && !avatar.sandboxEnabled) {
         throw invalidRequest("is_sandbox needs a sandbox-enabled avatar", { field: "is_sandbox" });
       }
+      const video = streamSettings(req.videoSettings);
+      if (video.quality === "very_high" && !avatar.is1080p) {
+        throw invalidRequest("video quality very_high needs a 1080p avatar", { field: "video_settings" });
+      }
       const voiceAgent =
         req.voiceAgentId !== undefined
           ? await readableVoiceAgent(db, req.spaceId, req.voiceAgentId, "voice_agent_id")
@@ -91,6 +96,8 @@ export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
         max_session_duration: req.maxSessionDuration ?? null,
         default_language: req.defaultLanguage ?? null,
         is_sandbox: req.isSandbox,
+        video_quality: video.quality,
+        video_encoding: video.codec,
         max_concurrent_sessions: checkLimit(
           req.maxConcurrentSessions ?? EMBED_DEFAULTS.maxConcurrentSessions,
           "max_concurrent_sessions",

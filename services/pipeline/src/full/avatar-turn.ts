@@ -1,4 +1,4 @@
-import { AsyncQueue } from "@avatar/providers";
+import { AsyncQueue, speechOf } from "@avatar/providers";
 import type { SessionProviders } from "../providers/session-providers.js";
 import type { ServerEventInput, SessionContext } from "../realtime/mode.js";
 import { type Conversation, NoLanguageModel } from "./conversation.js";
@@ -8,10 +8,21 @@ import { SentenceBuffer } from "./sentence-buffer.js";
 import { type TurnStart, turnStart, writeTurn } from "./transcript.js";
 
 /** What the avatar is asked to do: speak a text as given, or answer through the language model. */
-export type TurnRequest =
+export type TurnRequest = (
   | { kind: "speak"; text: string; sourceEventId: string | null }
   /** `userText`: a text the client asked the avatar to answer (avatar.say); else the conversation so far. */
-  | { kind: "answer"; userText?: string; sourceEventId: string | null };
+  | { kind: "answer"; userText?: string; sourceEventId: string | null }
+) & { origin?: TurnOrigin };
+
+/** Where a turn came from, for its latency (realtime/turn-metrics.ts). */
+export interface TurnOrigin {
+  /** `user_speech`, `opening_text`, or the client event's type. */
+  trigger: string;
+  /** The turn's reference point (epoch ms): the end of the user's speech, or when the request arrived. */
+  at: number;
+  /** When the user's utterance was recognized (answers to speech). */
+  transcribedAt?: number;
+}
 
 export interface TurnDeps {
   ctx: SessionContext;
@@ -39,9 +50,18 @@ interface Sentence {
  */
 export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSignal): Promise<void> {
   const { ctx } = d;
+  const playout = new Playout(d.clock);
   const emit = (type: string, fields: Omit<ServerEventInput, "type"> = {}) => {
     if (d.mayEmit()) ctx.send({ type, sourceEventId: request.sourceEventId, ...fields });
   };
+  const metrics = ctx.turnMetrics.begin({
+    trigger: request.origin?.trigger ?? (request.kind === "speak" ? "avatar.repeat" : "avatar.say"),
+    startedAt: request.origin?.at ?? ctx.now(),
+    sourceEventId: request.sourceEventId,
+  });
+  if (request.origin?.transcribedAt !== undefined) {
+    metrics.mark("final_transcript", request.origin.transcribedAt);
+  }
   if (request.kind === "answer" && request.userText !== undefined) {
     writeTurn(ctx, "user", request.userText, turnStart(ctx));
     d.conversation.addUser(request.userText);
@@ -51,8 +71,12 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   const controller = new AbortController();
   const stopText = () => controller.abort(signal.reason);
   signal.addEventListener("abort", stopText, { once: true });
+  // An interrupt, whenever it comes, silences the avatar's media in the same tick as its playout stops.
+  const silence = () => {
+    if (playout.started) ctx.avatar.interrupt();
+  };
+  signal.addEventListener("abort", silence, { once: true });
 
-  const playout = new Playout(d.clock);
   const sentences: Sentence[] = [];
   let start: TurnStart | undefined;
   let wroteText = false;
@@ -63,6 +87,7 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
     const buffer = new SentenceBuffer();
     try {
       for await (const piece of textOf(d, request, controller.signal)) {
+        if (request.kind === "answer") metrics.mark("first_llm_token");
         emit("avatar.transcription.chunk", { text: piece });
         wroteText = true;
         for (const sentence of buffer.push(piece)) queue.push(sentence);
@@ -78,7 +103,8 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   try {
     const voice = await d.providers.synthesizer();
     for await (const text of queue) {
-      const chunks = voice.synthesizer.synthesize(
+      const chunks = speechOf(
+        voice.synthesizer,
         {
           text,
           voiceId: voice.voiceId,
@@ -87,13 +113,15 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
         },
         signal,
       );
-      for await (const pcm of chunks) {
+      for await (const { pcm, phonemes } of chunks) {
         if (!start) {
           start = turnStart(ctx);
+          metrics.mark("first_audio");
           emit("avatar.speak_started");
           d.onTalking(true);
         }
         playout.push(pcm.length);
+        ctx.avatar.speak(pcm, phonemes);
       }
       signal.throwIfAborted();
       const endsAt = playout.endsAt;
@@ -105,9 +133,11 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   }
   await writing;
   signal.removeEventListener("abort", stopText);
+  if (playout.started && !signal.aborted) ctx.avatar.endUtterance();
 
   // Audio already queued plays out even when the rest of the turn failed.
   await playout.drained(signal).catch(() => {});
+  signal.removeEventListener("abort", silence);
   const interrupted = signal.aborted;
   const now = d.clock.now();
   const spoken = sentences
@@ -125,6 +155,7 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
     writeTurn(ctx, "avatar", spoken, start);
     d.conversation.addAvatar(spoken);
   }
+  if (d.mayEmit()) metrics.finish({ interrupted });
 }
 
 async function* textOf(d: TurnDeps, request: TurnRequest, signal: AbortSignal): AsyncGenerator<string> {

@@ -1,4 +1,5 @@
 import { ProviderError } from "@avatar/providers";
+import { countProviderError } from "../metrics/pipeline-metrics.js";
 import type { SessionContext } from "../realtime/mode.js";
 import { publicFailure } from "../realtime/provider-failure.js";
 
@@ -29,6 +30,7 @@ export function reportFailure(
   options: { severity: Severity; sourceEventId?: string | null },
 ): void {
   const sourceEventId = options.sourceEventId ?? null;
+  countProviderError(err);
   const type = err instanceof ProviderError ? TYPES[err.kind] : "internal_error";
   const message = publicFailure(ctx.log, what, err);
   if (options.severity === "error") ctx.sendError(type, message, sourceEventId);

@@ -1,6 +1,7 @@
 import { SessionEndReason } from "@avatar/contracts/sessions";
 import type { Conversation, ConversationEvent } from "@avatar/providers";
 import { ProviderError } from "@avatar/providers";
+import { countProviderError } from "../metrics/pipeline-metrics.js";
 import type { SessionProviders } from "../providers/session-providers.js";
 import type { SessionContext } from "../realtime/mode.js";
 import { publicFailure } from "../realtime/provider-failure.js";
@@ -139,6 +140,7 @@ export class ConversationLink {
   }
 
   private report(err: unknown): void {
+    countProviderError(err);
     const message = publicFailure(this.ctx.log, "the session's agent", err);
     if (err instanceof ProviderError && err.kind === "rate_limited") {
       this.ctx.sendWarning("provider_rate_limited", message);

@@ -2,10 +2,11 @@ import type { SessionProvidersFactory } from "../providers/session-providers.js"
 import { type Clock, systemClock, Timer } from "../realtime/clock.js";
 import { LITE_CLIENT_EVENTS } from "../realtime/event-types.js";
 import type { ClientEvent, ModeFactory, ModeHandler, SessionContext } from "../realtime/mode.js";
+import type { Turn } from "../realtime/turn-metrics.js";
 import { AgentState } from "./agent-state.js";
 import { ConversationLink } from "./conversation-link.js";
-import { checkAudio, durationMs, pcmOf } from "./pcm.js";
-import { UtteranceQueue } from "./utterances.js";
+import { checkAudio, pcmOf } from "./pcm.js";
+import { type Utterance, UtteranceQueue } from "./utterances.js";
 
 /** Agent audio that pauses this long ends the agent's utterance when its provider marks no turn end. */
 const AGENT_TURN_GAP_MS = 700;
@@ -48,12 +49,37 @@ class LiteMode implements ModeHandler {
     this.state = new AgentState((state, previous) =>
       ctx.send({ type: "agent.state_updated", state, previous_state: previous }),
     );
-    this.utterances = new UtteranceQueue(clock, {
-      started: (u) => ctx.send({ type: "agent.speak_started", sourceEventId: u.id }),
-      ended: (u) => ctx.send({ type: "agent.speak_ended", sourceEventId: u.id }),
-      interrupted: (u) => ctx.send({ type: "agent.speak_interrupted", sourceEventId: u.id }),
-      talking: (on) => this.state.setTalking(on),
-    });
+    // Each utterance is a turn for its latency: from its first audio to the moment it began to play.
+    const turns = new WeakMap<Utterance, Turn>();
+    const finishTurn = (u: Utterance, interrupted: boolean) => {
+      turns.get(u)?.finish({ interrupted });
+      turns.delete(u);
+    };
+    this.utterances = new UtteranceQueue(
+      clock,
+      {
+        started: (u) => {
+          const turn = ctx.turnMetrics.begin({
+            trigger: u.source === "client" ? "agent.speak" : "agent",
+            startedAt: u.firstAudioAt,
+            sourceEventId: u.source === "client" ? u.id : null,
+          });
+          turn.mark("first_audio");
+          turns.set(u, turn);
+          ctx.send({ type: "agent.speak_started", sourceEventId: u.id });
+        },
+        ended: (u) => {
+          ctx.send({ type: "agent.speak_ended", sourceEventId: u.id });
+          finishTurn(u, false);
+        },
+        interrupted: (u) => {
+          ctx.send({ type: "agent.speak_interrupted", sourceEventId: u.id });
+          finishTurn(u, true);
+        },
+        talking: (on) => this.state.setTalking(on),
+      },
+      ctx.avatar,
+    );
     this.agentGap = new Timer(clock);
     this.link = hasConversation
       ? new ConversationLink(
@@ -113,7 +139,7 @@ class LiteMode implements ModeHandler {
       return;
     }
     this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
-    this.utterances.append("client", audio.ms, () => event.eventId ?? crypto.randomUUID());
+    this.utterances.append("client", pcmOf(audio), () => event.eventId ?? crypto.randomUUID());
   }
 
   private speakEnd(event: ClientEvent): void {
@@ -126,7 +152,7 @@ class LiteMode implements ModeHandler {
         return;
       }
       this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
-      this.utterances.append("client", audio.ms, () => event.eventId ?? crypto.randomUUID());
+      this.utterances.append("client", pcmOf(audio), () => event.eventId ?? crypto.randomUUID());
     }
     this.ctx.send({ type: "agent.audio_buffer_committed", sourceEventId: event.eventId });
     this.utterances.commit("client");
@@ -140,7 +166,7 @@ class LiteMode implements ModeHandler {
   }
 
   private agentAudio(pcm: Uint8Array): void {
-    this.utterances.append("agent", durationMs(pcm.length), () => crypto.randomUUID());
+    this.utterances.append("agent", pcm, () => crypto.randomUUID());
     this.agentGap.arm(AGENT_TURN_GAP_MS, () => this.agentTurnDone());
   }
 

@@ -4,7 +4,8 @@ import * as credits from "./20261122_0002_credits.js";
 import * as transcriptsAndEvents from "./20261122_0003_transcripts_and_events.js";
 import * as outbox from "./20261122_0004_outbox.js";
 import * as pipelineWorkers from "./20261123_0005_pipeline_workers.js";
-import * as embedAdmission from "./20261123_0006_embed_admission_idx.js";
+import * as workerTakeover from "./20261124_0006_worker_takeover.js";
+import * as embedAdmission from "./20261124_0007_embed_admission_idx.js";
 
 /** Dated migrations, applied in name order. */
 export const migrations: Migrations = {
@@ -13,5 +14,6 @@ export const migrations: Migrations = {
   "20261122_0003_transcripts_and_events": transcriptsAndEvents,
   "20261122_0004_outbox": outbox,
   "20261123_0005_pipeline_workers": pipelineWorkers,
-  "20261123_0006_embed_admission_idx": embedAdmission,
+  "20261124_0006_worker_takeover": workerTakeover,
+  "20261124_0007_embed_admission_idx": embedAdmission,
 };

@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file avatar/sessions/v1/sessions.proto.
  */
 export const file_avatar_sessions_v1_sessions: GenFile = /*@__PURE__*/
-  fileDesc("CiFhdmF0YXIvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SEmF2YXRhci5zZXNzaW9ucy52MSKVBgoHU2Vzc2lvbhIKCgJpZBgBIAEoCRIQCghzcGFjZV9pZBgCIAEoCRISCgphcGlfa2V5X2lkGAMgASgJEi8KBXN0YXRlGAQgASgOMiAuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25TdGF0ZRIrCgRtb2RlGAUgASgOMh0uYXZhdGFyLmNvbW1vbi52MS5TZXNzaW9uTW9kZRISCgppc19zYW5kYm94GAYgASgIEi8KBnNvdXJjZRgHIAEoDjIfLmF2YXRhci5jb21tb24udjEuU2Vzc2lvblNvdXJjZRIRCglhdmF0YXJfaWQYCCABKAkSEAoIZW1iZWRfaWQYCSABKAkSEgoKY29udGV4dF9pZBgKIAEoCRIWCg52b2ljZV9hZ2VudF9pZBgLIAEoCRIRCgltZW1vcnlfaWQYDCABKAkSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YDSABKAUSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjgKCmVuZF9yZWFzb24YEiABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbhIQCghkdXJhdGlvbhgTIAEoBRIYChBjcmVkaXRzX2NvbnN1bWVkGBQgASgFEj0KEGNvbm5lY3Rpb25fc3RhdGUYFSABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuQ29ubmVjdGlvblN0YXRlEjQKEGxhc3RfYWN0aXZpdHlfYXQYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnBpcGVsaW5lX3dvcmtlcl9pZBgXIAEoCSLcAQoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCRIvCgZjb25maWcYAyABKAsyHy5hdmF0YXIuY29tbW9uLnYxLlNlc3Npb25Db25maWcSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YBCABKAUSEgoKc2Vzc2lvbl9pZBgFIAEoCRI7Cg9lbWJlZF9hZG1pc3Npb24YBiABKAsyIi5hdmF0YXIuc2Vzc2lvbnMudjEuRW1iZWRBZG1pc3Npb24iUAoORW1iZWRBZG1pc3Npb24SHwoXbWF4X2NvbmN1cnJlbnRfc2Vzc2lvbnMYASABKAUSHQoVbWF4X3Nlc3Npb25zX3Blcl9ob3VyGAIgASgFIkUKFUNyZWF0ZVNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24iOQoRR2V0U2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJCChJHZXRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIvkBChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEjEKBHR5cGUYAiABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkxpc3RUeXBlEhYKCWF2YXRhcl9pZBgDIAEoCUgAiAEBEhUKCGVtYmVkX2lkGAQgASgJSAGIAQESFwoKY29udGV4dF9pZBgFIAEoCUgCiAEBEisKBHBhZ2UYBiABKAsyHS5hdmF0YXIuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0QgwKCl9hdmF0YXJfaWRCCwoJX2VtYmVkX2lkQg0KC19jb250ZXh0X2lkIm8KFExpc3RTZXNzaW9uc1Jlc3BvbnNlEi0KCHNlc3Npb25zGAEgAygLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24SKAoEcGFnZRgCIAEoCzIaLmF2YXRhci5jb21tb24udjEuUGFnZUluZm8iOwoTU3RhcnRTZXNzaW9uUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIvcBChRTdGFydFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24SFgoOY29ubmVjdF90aWNrZXQYAiABKAkSPQoZY29ubmVjdF90aWNrZXRfZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPdHJhbnNwb3J0X2FfdXJsGAQgASgJEiAKGHRyYW5zcG9ydF9hX2NsaWVudF90b2tlbhgFIAEoCRIfChd0cmFuc3BvcnRfYV9hZ2VudF90b2tlbhgGIAEoCSJwChJTdG9wU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRI0CgZyZWFzb24YAyABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbiJDChNTdG9wU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiI/ChdLZWVwQWxpdmVTZXNzaW9uUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIkgKGEtlZXBBbGl2ZVNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24iXQoRRW5kU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI0CgZyZWFzb24YAiABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbiJCChJFbmRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uImMKGEVuZEF2YXRhclNlc3Npb25zUmVxdWVzdBIRCglhdmF0YXJfaWQYASABKAkSNAoGcmVhc29uGAIgASgOMiQuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25FbmRSZWFzb24iMAoZRW5kQXZhdGFyU2Vzc2lvbnNSZXNwb25zZRITCgtzZXNzaW9uX2lkcxgBIAMoCSItChdHZXRTZXNzaW9uQ29uZmlnUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJInkKGEdldFNlc3Npb25Db25maWdSZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24SLwoGY29uZmlnGAIgASgLMh8uYXZhdGFyLmNvbW1vbi52MS5TZXNzaW9uQ29uZmlnIiwKGlJlZGVlbUNvbm5lY3RUaWNrZXRSZXF1ZXN0Eg4KBnRpY2tldBgBIAEoCSJLChtSZWRlZW1Db25uZWN0VGlja2V0UmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uImYKHFJlcG9ydENvbm5lY3Rpb25TdGF0ZVJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIyCgVzdGF0ZRgCIAEoDjIjLmF2YXRhci5zZXNzaW9ucy52MS5Db25uZWN0aW9uU3RhdGUiTQodUmVwb3J0Q29ubmVjdGlvblN0YXRlUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIn0KD1RyYW5zY3JpcHRFbnRyeRIMCgRyb2xlGAEgASgJEhIKCnRyYW5zY3JpcHQYAiABKAkSGgoSYWJzb2x1dGVfdGltZXN0YW1wGAMgASgDEhoKEnJlbGF0aXZlX3RpbWVzdGFtcBgEIAEoAxIQCghlbnRyeV9pZBgFIAEoCSJjChdBcHBlbmRUcmFuc2NyaXB0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjQKB2VudHJpZXMYAiADKAsyIy5hdmF0YXIuc2Vzc2lvbnMudjEuVHJhbnNjcmlwdEVudHJ5IisKGEFwcGVuZFRyYW5zY3JpcHRSZXNwb25zZRIPCgd3cml0dGVuGAEgASgFIpwBChRHZXRUcmFuc2NyaXB0UmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhwKD3N0YXJ0X3RpbWVzdGFtcBgDIAEoA0gAiAEBEhoKDWVuZF90aW1lc3RhbXAYBCABKANIAYgBAUISChBfc3RhcnRfdGltZXN0YW1wQhAKDl9lbmRfdGltZXN0YW1wIn0KFUdldFRyYW5zY3JpcHRSZXNwb25zZRIWCg5zZXNzaW9uX2FjdGl2ZRgBIAEoCBI0CgdlbnRyaWVzGAIgAygLMiMuYXZhdGFyLnNlc3Npb25zLnYxLlRyYW5zY3JpcHRFbnRyeRIWCg5uZXh0X3RpbWVzdGFtcBgDIAEoAyKWAQoMU2Vzc2lvbkV2ZW50EgoKAmlkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDAoEdHlwZRgDIAEoCRIoCgdwYXlsb2FkGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJiChpBcHBlbmRTZXNzaW9uRXZlbnRzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjAKBmV2ZW50cxgCIAMoCzIgLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uRXZlbnQiLgobQXBwZW5kU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEg8KB3dyaXR0ZW4YASABKAUiQAoYTGlzdFNlc3Npb25FdmVudHNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiTQoZTGlzdFNlc3Npb25FdmVudHNSZXNwb25zZRIwCgZldmVudHMYASADKAsyIC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkV2ZW50IkIKGkRlbGV0ZVNlc3Npb25FdmVudHNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiWQobRGVsZXRlU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEhYKDmRlbGV0ZWRfZXZlbnRzGAEgASgFEiIKGmRlbGV0ZWRfdHJhbnNjcmlwdF9lbnRyaWVzGAIgASgFIiUKEUdldENyZWRpdHNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJIioKEkdldENyZWRpdHNSZXNwb25zZRIUCgxjcmVkaXRzX2xlZnQYASABKAkiXgoTR3JhbnRDcmVkaXRzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAkSDAoEbm90ZRgDIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYBCABKAkiLAoUR3JhbnRDcmVkaXRzUmVzcG9uc2USFAoMY3JlZGl0c19sZWZ0GAEgASgJIrEBCgtMZWRnZXJFbnRyeRIKCgJpZBgBIAEoCRIQCghzcGFjZV9pZBgCIAEoCRIMCgRraW5kGAMgASgJEg4KBmFtb3VudBgEIAEoCRISCgpzZXNzaW9uX2lkGAUgASgJEhQKDG1pbnV0ZV9pbmRleBgGIAEoBRIMCgRub3RlGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEBChhMaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSFwoKc2Vzc2lvbl9pZBgCIAEoCUgAiAEBEisKBHBhZ2UYAyABKAsyHS5hdmF0YXIuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0Qg0KC19zZXNzaW9uX2lkIncKGUxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USMAoHZW50cmllcxgBIAMoCzIfLmF2YXRhci5zZXNzaW9ucy52MS5MZWRnZXJFbnRyeRIoCgRwYWdlGAIgASgLMhouYXZhdGFyLmNvbW1vbi52MS5QYWdlSW5mbyp8CgxTZXNzaW9uU3RhdGUSHQoZU0VTU0lPTl9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVNFU1NJT05fU1RBVEVfQ1JFQVRFRBABEhkKFVNFU1NJT05fU1RBVEVfU1RBUlRFRBACEhcKE1NFU1NJT05fU1RBVEVfRU5ERUQQAyq3AwoQU2Vzc2lvbkVuZFJlYXNvbhIiCh5TRVNTSU9OX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIeChpTRVNTSU9OX0VORF9SRUFTT05fVU5LTk9XThABEigKJFNFU1NJT05fRU5EX1JFQVNPTl9VU0VSX0RJU0NPTk5FQ1RFRBACEiMKH1NFU1NJT05fRU5EX1JFQVNPTl9TRVJWRVJfRVJST1IQAxIjCh9TRVNTSU9OX0VORF9SRUFTT05fSURMRV9USU1FT1VUEAQSIQodU0VTU0lPTl9FTkRfUkVBU09OX05PX0NSRURJVFMQBRIiCh5TRVNTSU9OX0VORF9SRUFTT05fVVNFUl9DTE9TRUQQBhIlCiFTRVNTSU9OX0VORF9SRUFTT05fQVZBVEFSX0RFTEVURUQQBxIrCidTRVNTSU9OX0VORF9SRUFTT05fTUFYX0RVUkFUSU9OX1JFQUNIRUQQCBIqCiZTRVNTSU9OX0VORF9SRUFTT05fWk9NQklFX1NFU1NJT05fUkVBUBAJEiQKIFNFU1NJT05fRU5EX1JFQVNPTl9BR0VOVF9IQU5HX1VQEAoqkAEKD0Nvbm5lY3Rpb25TdGF0ZRIgChxDT05ORUNUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUQ09OTkVDVElPTl9TVEFURV9ORVcQARIeChpDT05ORUNUSU9OX1NUQVRFX0NPTk5FQ1RFRBACEiEKHUNPTk5FQ1RJT05fU1RBVEVfRElTQ09OTkVDVEVEEAMqcgoPU2Vzc2lvbkxpc3RUeXBlEiEKHVNFU1NJT05fTElTVF9UWVBFX1VOU1BFQ0lGSUVEEAASHAoYU0VTU0lPTl9MSVNUX1RZUEVfQUNUSVZFEAESHgoaU0VTU0lPTl9MSVNUX1RZUEVfSElTVE9SSUMQAjKGEAoPU2Vzc2lvbnNTZXJ2aWNlEmQKDUNyZWF0ZVNlc3Npb24SKC5hdmF0YXIuc2Vzc2lvbnMudjEuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaKS5hdmF0YXIuc2Vzc2lvbnMudjEuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlElsKCkdldFNlc3Npb24SJS5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvblJlcXVlc3QaJi5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvblJlc3BvbnNlEmEKDExpc3RTZXNzaW9ucxInLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbnNSZXF1ZXN0GiguYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEmEKDFN0YXJ0U2Vzc2lvbhInLmF2YXRhci5zZXNzaW9ucy52MS5TdGFydFNlc3Npb25SZXF1ZXN0GiguYXZhdGFyLnNlc3Npb25zLnYxLlN0YXJ0U2Vzc2lvblJlc3BvbnNlEl4KC1N0b3BTZXNzaW9uEiYuYXZhdGFyLnNlc3Npb25zLnYxLlN0b3BTZXNzaW9uUmVxdWVzdBonLmF2YXRhci5zZXNzaW9ucy52MS5TdG9wU2Vzc2lvblJlc3BvbnNlEm0KEEtlZXBBbGl2ZVNlc3Npb24SKy5hdmF0YXIuc2Vzc2lvbnMudjEuS2VlcEFsaXZlU2Vzc2lvblJlcXVlc3QaLC5hdmF0YXIuc2Vzc2lvbnMudjEuS2VlcEFsaXZlU2Vzc2lvblJlc3BvbnNlElsKCkVuZFNlc3Npb24SJS5hdmF0YXIuc2Vzc2lvbnMudjEuRW5kU2Vzc2lvblJlcXVlc3QaJi5hdmF0YXIuc2Vzc2lvbnMudjEuRW5kU2Vzc2lvblJlc3BvbnNlEnAKEUVuZEF2YXRhclNlc3Npb25zEiwuYXZhdGFyLnNlc3Npb25zLnYxLkVuZEF2YXRhclNlc3Npb25zUmVxdWVzdBotLmF2YXRhci5zZXNzaW9ucy52MS5FbmRBdmF0YXJTZXNzaW9uc1Jlc3BvbnNlEm0KEEdldFNlc3Npb25Db25maWcSKy5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvbkNvbmZpZ1JlcXVlc3QaLC5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvbkNvbmZpZ1Jlc3BvbnNlEnYKE1JlZGVlbUNvbm5lY3RUaWNrZXQSLi5hdmF0YXIuc2Vzc2lvbnMudjEuUmVkZWVtQ29ubmVjdFRpY2tldFJlcXVlc3QaLy5hdmF0YXIuc2Vzc2lvbnMudjEuUmVkZWVtQ29ubmVjdFRpY2tldFJlc3BvbnNlEnwKFVJlcG9ydENvbm5lY3Rpb25TdGF0ZRIwLmF2YXRhci5zZXNzaW9ucy52MS5SZXBvcnRDb25uZWN0aW9uU3RhdGVSZXF1ZXN0GjEuYXZhdGFyLnNlc3Npb25zLnYxLlJlcG9ydENvbm5lY3Rpb25TdGF0ZVJlc3BvbnNlEm0KEEFwcGVuZFRyYW5zY3JpcHQSKy5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kVHJhbnNjcmlwdFJlcXVlc3QaLC5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kVHJhbnNjcmlwdFJlc3BvbnNlEmQKDUdldFRyYW5zY3JpcHQSKC5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0VHJhbnNjcmlwdFJlcXVlc3QaKS5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0VHJhbnNjcmlwdFJlc3BvbnNlEnYKE0FwcGVuZFNlc3Npb25FdmVudHMSLi5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kU2Vzc2lvbkV2ZW50c1JlcXVlc3QaLy5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEnAKEUxpc3RTZXNzaW9uRXZlbnRzEiwuYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uRXZlbnRzUmVxdWVzdBotLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEnYKE0RlbGV0ZVNlc3Npb25FdmVudHMSLi5hdmF0YXIuc2Vzc2lvbnMudjEuRGVsZXRlU2Vzc2lvbkV2ZW50c1JlcXVlc3QaLy5hdmF0YXIuc2Vzc2lvbnMudjEuRGVsZXRlU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlElsKCkdldENyZWRpdHMSJS5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0Q3JlZGl0c1JlcXVlc3QaJi5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0Q3JlZGl0c1Jlc3BvbnNlEmEKDEdyYW50Q3JlZGl0cxInLmF2YXRhci5zZXNzaW9ucy52MS5HcmFudENyZWRpdHNSZXF1ZXN0GiguYXZhdGFyLnNlc3Npb25zLnYxLkdyYW50Q3JlZGl0c1Jlc3BvbnNlEnAKEUxpc3RMZWRnZXJFbnRyaWVzEiwuYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBotLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlYgZwcm90bzM", [file_avatar_common_v1_paging, file_avatar_common_v1_session, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("CiFhdmF0YXIvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SEmF2YXRhci5zZXNzaW9ucy52MSKtBgoHU2Vzc2lvbhIKCgJpZBgBIAEoCRIQCghzcGFjZV9pZBgCIAEoCRISCgphcGlfa2V5X2lkGAMgASgJEi8KBXN0YXRlGAQgASgOMiAuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25TdGF0ZRIrCgRtb2RlGAUgASgOMh0uYXZhdGFyLmNvbW1vbi52MS5TZXNzaW9uTW9kZRISCgppc19zYW5kYm94GAYgASgIEi8KBnNvdXJjZRgHIAEoDjIfLmF2YXRhci5jb21tb24udjEuU2Vzc2lvblNvdXJjZRIRCglhdmF0YXJfaWQYCCABKAkSEAoIZW1iZWRfaWQYCSABKAkSEgoKY29udGV4dF9pZBgKIAEoCRIWCg52b2ljZV9hZ2VudF9pZBgLIAEoCRIRCgltZW1vcnlfaWQYDCABKAkSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YDSABKAUSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjgKCmVuZF9yZWFzb24YEiABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbhIQCghkdXJhdGlvbhgTIAEoBRIYChBjcmVkaXRzX2NvbnN1bWVkGBQgASgFEj0KEGNvbm5lY3Rpb25fc3RhdGUYFSABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuQ29ubmVjdGlvblN0YXRlEjQKEGxhc3RfYWN0aXZpdHlfYXQYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnBpcGVsaW5lX3dvcmtlcl9pZBgXIAEoCRIWCg5waXBlbGluZV9lcG9jaBgYIAEoDSLcAQoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCRIvCgZjb25maWcYAyABKAsyHy5hdmF0YXIuY29tbW9uLnYxLlNlc3Npb25Db25maWcSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YBCABKAUSEgoKc2Vzc2lvbl9pZBgFIAEoCRI7Cg9lbWJlZF9hZG1pc3Npb24YBiABKAsyIi5hdmF0YXIuc2Vzc2lvbnMudjEuRW1iZWRBZG1pc3Npb24iUAoORW1iZWRBZG1pc3Npb24SHwoXbWF4X2NvbmN1cnJlbnRfc2Vzc2lvbnMYASABKAUSHQoVbWF4X3Nlc3Npb25zX3Blcl9ob3VyGAIgASgFIkUKFUNyZWF0ZVNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24iOQoRR2V0U2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJCChJHZXRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIvkBChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEjEKBHR5cGUYAiABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkxpc3RUeXBlEhYKCWF2YXRhcl9pZBgDIAEoCUgAiAEBEhUKCGVtYmVkX2lkGAQgASgJSAGIAQESFwoKY29udGV4dF9pZBgFIAEoCUgCiAEBEisKBHBhZ2UYBiABKAsyHS5hdmF0YXIuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0QgwKCl9hdmF0YXJfaWRCCwoJX2VtYmVkX2lkQg0KC19jb250ZXh0X2lkIm8KFExpc3RTZXNzaW9uc1Jlc3BvbnNlEi0KCHNlc3Npb25zGAEgAygLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24SKAoEcGFnZRgCIAEoCzIaLmF2YXRhci5jb21tb24udjEuUGFnZUluZm8iOwoTU3RhcnRTZXNzaW9uUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIvcBChRTdGFydFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24SFgoOY29ubmVjdF90aWNrZXQYAiABKAkSPQoZY29ubmVjdF90aWNrZXRfZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPdHJhbnNwb3J0X2FfdXJsGAQgASgJEiAKGHRyYW5zcG9ydF9hX2NsaWVudF90b2tlbhgFIAEoCRIfChd0cmFuc3BvcnRfYV9hZ2VudF90b2tlbhgGIAEoCSJwChJTdG9wU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRI0CgZyZWFzb24YAyABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbiJDChNTdG9wU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiJnChdLZWVwQWxpdmVTZXNzaW9uUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEiYKAmF0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJIChhLZWVwQWxpdmVTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIp0BChFFbmRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjQKBnJlYXNvbhgCIAEoDjIkLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uRW5kUmVhc29uEiYKAmF0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5waXBlbGluZV9lcG9jaBgEIAEoDSJCChJFbmRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uImMKGEVuZEF2YXRhclNlc3Npb25zUmVxdWVzdBIRCglhdmF0YXJfaWQYASABKAkSNAoGcmVhc29uGAIgASgOMiQuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25FbmRSZWFzb24iMAoZRW5kQXZhdGFyU2Vzc2lvbnNSZXNwb25zZRITCgtzZXNzaW9uX2lkcxgBIAMoCSItChdHZXRTZXNzaW9uQ29uZmlnUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJInkKGEdldFNlc3Npb25Db25maWdSZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24SLwoGY29uZmlnGAIgASgLMh8uYXZhdGFyLmNvbW1vbi52MS5TZXNzaW9uQ29uZmlnIiwKGlJlZGVlbUNvbm5lY3RUaWNrZXRSZXF1ZXN0Eg4KBnRpY2tldBgBIAEoCSJLChtSZWRlZW1Db25uZWN0VGlja2V0UmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIn4KHFJlcG9ydENvbm5lY3Rpb25TdGF0ZVJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIyCgVzdGF0ZRgCIAEoDjIjLmF2YXRhci5zZXNzaW9ucy52MS5Db25uZWN0aW9uU3RhdGUSFgoOcGlwZWxpbmVfZXBvY2gYAyABKA0iTQodUmVwb3J0Q29ubmVjdGlvblN0YXRlUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIlYKFVJlbGVhc2VTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXdvcmtlcl9pZBgCIAEoCRIWCg5waXBlbGluZV9lcG9jaBgDIAEoDSJZChZSZWxlYXNlU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbhIRCgl3b3JrZXJfaWQYAiABKAkifQoPVHJhbnNjcmlwdEVudHJ5EgwKBHJvbGUYASABKAkSEgoKdHJhbnNjcmlwdBgCIAEoCRIaChJhYnNvbHV0ZV90aW1lc3RhbXAYAyABKAMSGgoScmVsYXRpdmVfdGltZXN0YW1wGAQgASgDEhAKCGVudHJ5X2lkGAUgASgJInsKF0FwcGVuZFRyYW5zY3JpcHRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSNAoHZW50cmllcxgCIAMoCzIjLmF2YXRhci5zZXNzaW9ucy52MS5UcmFuc2NyaXB0RW50cnkSFgoOcGlwZWxpbmVfZXBvY2gYAyABKA0iKwoYQXBwZW5kVHJhbnNjcmlwdFJlc3BvbnNlEg8KB3dyaXR0ZW4YASABKAUinAEKFEdldFRyYW5zY3JpcHRSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSHAoPc3RhcnRfdGltZXN0YW1wGAMgASgDSACIAQESGgoNZW5kX3RpbWVzdGFtcBgEIAEoA0gBiAEBQhIKEF9zdGFydF90aW1lc3RhbXBCEAoOX2VuZF90aW1lc3RhbXAifQoVR2V0VHJhbnNjcmlwdFJlc3BvbnNlEhYKDnNlc3Npb25fYWN0aXZlGAEgASgIEjQKB2VudHJpZXMYAiADKAsyIy5hdmF0YXIuc2Vzc2lvbnMudjEuVHJhbnNjcmlwdEVudHJ5EhYKDm5leHRfdGltZXN0YW1wGAMgASgDIpYBCgxTZXNzaW9uRXZlbnQSCgoCaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEigKB3BheWxvYWQYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImIKGkFwcGVuZFNlc3Npb25FdmVudHNSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSMAoGZXZlbnRzGAIgAygLMiAuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25FdmVudCIuChtBcHBlbmRTZXNzaW9uRXZlbnRzUmVzcG9uc2USDwoHd3JpdHRlbhgBIAEoBSJAChhMaXN0U2Vzc2lvbkV2ZW50c1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJNChlMaXN0U2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEjAKBmV2ZW50cxgBIAMoCzIgLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uRXZlbnQiQgoaRGVsZXRlU2Vzc2lvbkV2ZW50c1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJZChtEZWxldGVTZXNzaW9uRXZlbnRzUmVzcG9uc2USFgoOZGVsZXRlZF9ldmVudHMYASABKAUSIgoaZGVsZXRlZF90cmFuc2NyaXB0X2VudHJpZXMYAiABKAUiJQoRR2V0Q3JlZGl0c1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkiKgoSR2V0Q3JlZGl0c1Jlc3BvbnNlEhQKDGNyZWRpdHNfbGVmdBgBIAEoCSJeChNHcmFudENyZWRpdHNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoCRIMCgRub3RlGAMgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgEIAEoCSIsChRHcmFudENyZWRpdHNSZXNwb25zZRIUCgxjcmVkaXRzX2xlZnQYASABKAkisQEKC0xlZGdlckVudHJ5EgoKAmlkGAEgASgJEhAKCHNwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGYW1vdW50GAQgASgJEhIKCnNlc3Npb25faWQYBSABKAkSFAoMbWludXRlX2luZGV4GAYgASgFEgwKBG5vdGUYByABKAkSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQEKGExpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIXCgpzZXNzaW9uX2lkGAIgASgJSACIAQESKwoEcGFnZRgDIAEoCzIdLmF2YXRhci5jb21tb24udjEuUGFnZVJlcXVlc3RCDQoLX3Nlc3Npb25faWQidwoZTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRIwCgdlbnRyaWVzGAEgAygLMh8uYXZhdGFyLnNlc3Npb25zLnYxLkxlZGdlckVudHJ5EigKBHBhZ2UYAiABKAsyGi5hdmF0YXIuY29tbW9uLnYxLlBhZ2VJbmZvKnwKDFNlc3Npb25TdGF0ZRIdChlTRVNTSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVU0VTU0lPTl9TVEFURV9DUkVBVEVEEAESGQoVU0VTU0lPTl9TVEFURV9TVEFSVEVEEAISFwoTU0VTU0lPTl9TVEFURV9FTkRFRBADKrcDChBTZXNzaW9uRW5kUmVhc29uEiIKHlNFU1NJT05fRU5EX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGlNFU1NJT05fRU5EX1JFQVNPTl9VTktOT1dOEAESKAokU0VTU0lPTl9FTkRfUkVBU09OX1VTRVJfRElTQ09OTkVDVEVEEAISIwofU0VTU0lPTl9FTkRfUkVBU09OX1NFUlZFUl9FUlJPUhADEiMKH1NFU1NJT05fRU5EX1JFQVNPTl9JRExFX1RJTUVPVVQQBBIhCh1TRVNTSU9OX0VORF9SRUFTT05fTk9fQ1JFRElUUxAFEiIKHlNFU1NJT05fRU5EX1JFQVNPTl9VU0VSX0NMT1NFRBAGEiUKIVNFU1NJT05fRU5EX1JFQVNPTl9BVkFUQVJfREVMRVRFRBAHEisKJ1NFU1NJT05fRU5EX1JFQVNPTl9NQVhfRFVSQVRJT05fUkVBQ0hFRBAIEioKJlNFU1NJT05fRU5EX1JFQVNPTl9aT01CSUVfU0VTU0lPTl9SRUFQEAkSJAogU0VTU0lPTl9FTkRfUkVBU09OX0FHRU5UX0hBTkdfVVAQCiqQAQoPQ29ubmVjdGlvblN0YXRlEiAKHENPTk5FQ1RJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIYChRDT05ORUNUSU9OX1NUQVRFX05FVxABEh4KGkNPTk5FQ1RJT05fU1RBVEVfQ09OTkVDVEVEEAISIQodQ09OTkVDVElPTl9TVEFURV9ESVNDT05ORUNURUQQAypyCg9TZXNzaW9uTGlzdFR5cGUSIQodU0VTU0lPTl9MSVNUX1RZUEVfVU5TUEVDSUZJRUQQABIcChhTRVNTSU9OX0xJU1RfVFlQRV9BQ1RJVkUQARIeChpTRVNTSU9OX0xJU1RfVFlQRV9ISVNUT1JJQxACMu8QCg9TZXNzaW9uc1NlcnZpY2USZAoNQ3JlYXRlU2Vzc2lvbhIoLmF2YXRhci5zZXNzaW9ucy52MS5DcmVhdGVTZXNzaW9uUmVxdWVzdBopLmF2YXRhci5zZXNzaW9ucy52MS5DcmVhdGVTZXNzaW9uUmVzcG9uc2USWwoKR2V0U2Vzc2lvbhIlLmF2YXRhci5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVxdWVzdBomLmF2YXRhci5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVzcG9uc2USYQoMTGlzdFNlc3Npb25zEicuYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaKC5hdmF0YXIuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USYQoMU3RhcnRTZXNzaW9uEicuYXZhdGFyLnNlc3Npb25zLnYxLlN0YXJ0U2Vzc2lvblJlcXVlc3QaKC5hdmF0YXIuc2Vzc2lvbnMudjEuU3RhcnRTZXNzaW9uUmVzcG9uc2USXgoLU3RvcFNlc3Npb24SJi5hdmF0YXIuc2Vzc2lvbnMudjEuU3RvcFNlc3Npb25SZXF1ZXN0GicuYXZhdGFyLnNlc3Npb25zLnYxLlN0b3BTZXNzaW9uUmVzcG9uc2USbQoQS2VlcEFsaXZlU2Vzc2lvbhIrLmF2YXRhci5zZXNzaW9ucy52MS5LZWVwQWxpdmVTZXNzaW9uUmVxdWVzdBosLmF2YXRhci5zZXNzaW9ucy52MS5LZWVwQWxpdmVTZXNzaW9uUmVzcG9uc2USWwoKRW5kU2Vzc2lvbhIlLmF2YXRhci5zZXNzaW9ucy52MS5FbmRTZXNzaW9uUmVxdWVzdBomLmF2YXRhci5zZXNzaW9ucy52MS5FbmRTZXNzaW9uUmVzcG9uc2UScAoRRW5kQXZhdGFyU2Vzc2lvbnMSLC5hdmF0YXIuc2Vzc2lvbnMudjEuRW5kQXZhdGFyU2Vzc2lvbnNSZXF1ZXN0Gi0uYXZhdGFyLnNlc3Npb25zLnYxLkVuZEF2YXRhclNlc3Npb25zUmVzcG9uc2USbQoQR2V0U2Vzc2lvbkNvbmZpZxIrLmF2YXRhci5zZXNzaW9ucy52MS5HZXRTZXNzaW9uQ29uZmlnUmVxdWVzdBosLmF2YXRhci5zZXNzaW9ucy52MS5HZXRTZXNzaW9uQ29uZmlnUmVzcG9uc2USdgoTUmVkZWVtQ29ubmVjdFRpY2tldBIuLmF2YXRhci5zZXNzaW9ucy52MS5SZWRlZW1Db25uZWN0VGlja2V0UmVxdWVzdBovLmF2YXRhci5zZXNzaW9ucy52MS5SZWRlZW1Db25uZWN0VGlja2V0UmVzcG9uc2USfAoVUmVwb3J0Q29ubmVjdGlvblN0YXRlEjAuYXZhdGFyLnNlc3Npb25zLnYxLlJlcG9ydENvbm5lY3Rpb25TdGF0ZVJlcXVlc3QaMS5hdmF0YXIuc2Vzc2lvbnMudjEuUmVwb3J0Q29ubmVjdGlvblN0YXRlUmVzcG9uc2USZwoOUmVsZWFzZVNlc3Npb24SKS5hdmF0YXIuc2Vzc2lvbnMudjEuUmVsZWFzZVNlc3Npb25SZXF1ZXN0GiouYXZhdGFyLnNlc3Npb25zLnYxLlJlbGVhc2VTZXNzaW9uUmVzcG9uc2USbQoQQXBwZW5kVHJhbnNjcmlwdBIrLmF2YXRhci5zZXNzaW9ucy52MS5BcHBlbmRUcmFuc2NyaXB0UmVxdWVzdBosLmF2YXRhci5zZXNzaW9ucy52MS5BcHBlbmRUcmFuc2NyaXB0UmVzcG9uc2USZAoNR2V0VHJhbnNjcmlwdBIoLmF2YXRhci5zZXNzaW9ucy52MS5HZXRUcmFuc2NyaXB0UmVxdWVzdBopLmF2YXRhci5zZXNzaW9ucy52MS5HZXRUcmFuc2NyaXB0UmVzcG9uc2USdgoTQXBwZW5kU2Vzc2lvbkV2ZW50cxIuLmF2YXRhci5zZXNzaW9ucy52MS5BcHBlbmRTZXNzaW9uRXZlbnRzUmVxdWVzdBovLmF2YXRhci5zZXNzaW9ucy52MS5BcHBlbmRTZXNzaW9uRXZlbnRzUmVzcG9uc2UScAoRTGlzdFNlc3Npb25FdmVudHMSLC5hdmF0YXIuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25FdmVudHNSZXF1ZXN0Gi0uYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uRXZlbnRzUmVzcG9uc2USdgoTRGVsZXRlU2Vzc2lvbkV2ZW50cxIuLmF2YXRhci5zZXNzaW9ucy52MS5EZWxldGVTZXNzaW9uRXZlbnRzUmVxdWVzdBovLmF2YXRhci5zZXNzaW9ucy52MS5EZWxldGVTZXNzaW9uRXZlbnRzUmVzcG9uc2USWwoKR2V0Q3JlZGl0cxIlLmF2YXRhci5zZXNzaW9ucy52MS5HZXRDcmVkaXRzUmVxdWVzdBomLmF2YXRhci5zZXNzaW9ucy52MS5HZXRDcmVkaXRzUmVzcG9uc2USYQoMR3JhbnRDcmVkaXRzEicuYXZhdGFyLnNlc3Npb25zLnYxLkdyYW50Q3JlZGl0c1JlcXVlc3QaKC5hdmF0YXIuc2Vzc2lvbnMudjEuR3JhbnRDcmVkaXRzUmVzcG9uc2UScAoRTGlzdExlZGdlckVudHJpZXMSLC5hdmF0YXIuc2Vzc2lvbnMudjEuTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0Gi0uYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2ViBnByb3RvMw", [file_avatar_common_v1_paging, file_avatar_common_v1_session, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Session is the stored record of one session.
@@ -141,11 +141,19 @@ export type Session = Message<"avatar.sessions.v1.Session"> & {
   lastActivityAt?: Timestamp | undefined;
 
   /**
-   * The pipeline worker that claimed the session when it started (empty when none was required).
+   * The pipeline worker that runs the session (empty when none was required).
    *
    * @generated from field: string pipeline_worker_id = 23;
    */
   pipelineWorkerId: string;
+
+  /**
+   * The ownership epoch of pipeline_worker_id: 1 for the worker that started the session, incremented
+   * on every takeover. Calls a worker makes under an older epoch are refused.
+   *
+   * @generated from field: uint32 pipeline_epoch = 24;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -469,6 +477,14 @@ export type KeepAliveSessionRequest = Message<"avatar.sessions.v1.KeepAliveSessi
    * @generated from field: string session_id = 2;
    */
   sessionId: string;
+
+  /**
+   * When the activity happened, for a report sent late (held while the service was unreachable); the
+   * idle timeout counts from it. Absent: now.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 3;
+   */
+  at?: Timestamp | undefined;
 };
 
 /**
@@ -508,6 +524,21 @@ export type EndSessionRequest = Message<"avatar.sessions.v1.EndSessionRequest"> 
    * @generated from field: avatar.sessions.v1.SessionEndReason reason = 2;
    */
   reason: SessionEndReason;
+
+  /**
+   * When the worker stopped serving it (billing stops there), for an end reported late. Absent: now.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 3;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * The caller's ownership epoch; when set, the call is refused (FailedPrecondition, reason
+   * NOT_SESSION_OWNER) unless it is the session's current one.
+   *
+   * @generated from field: uint32 pipeline_epoch = 4;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -659,6 +690,13 @@ export type ReportConnectionStateRequest = Message<"avatar.sessions.v1.ReportCon
    * @generated from field: avatar.sessions.v1.ConnectionState state = 2;
    */
   state: ConnectionState;
+
+  /**
+   * As in EndSessionRequest: refused unless it is the session's current ownership epoch.
+   *
+   * @generated from field: uint32 pipeline_epoch = 3;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -684,6 +722,58 @@ export type ReportConnectionStateResponse = Message<"avatar.sessions.v1.ReportCo
  */
 export const ReportConnectionStateResponseSchema: GenMessage<ReportConnectionStateResponse> = /*@__PURE__*/
   messageDesc(file_avatar_sessions_v1_sessions, 23);
+
+/**
+ * @generated from message avatar.sessions.v1.ReleaseSessionRequest
+ */
+export type ReleaseSessionRequest = Message<"avatar.sessions.v1.ReleaseSessionRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string worker_id = 2;
+   */
+  workerId: string;
+
+  /**
+   * @generated from field: uint32 pipeline_epoch = 3;
+   */
+  pipelineEpoch: number;
+};
+
+/**
+ * Describes the message avatar.sessions.v1.ReleaseSessionRequest.
+ * Use `create(ReleaseSessionRequestSchema)` to create a new message.
+ */
+export const ReleaseSessionRequestSchema: GenMessage<ReleaseSessionRequest> = /*@__PURE__*/
+  messageDesc(file_avatar_sessions_v1_sessions, 24);
+
+/**
+ * @generated from message avatar.sessions.v1.ReleaseSessionResponse
+ */
+export type ReleaseSessionResponse = Message<"avatar.sessions.v1.ReleaseSessionResponse"> & {
+  /**
+   * @generated from field: avatar.sessions.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * The worker that took the session over; empty when none could (yet): it is offered again until
+   * PIPELINE_TAKEOVER_TIMEOUT_MS has passed, then the session ends with SERVER_ERROR.
+   *
+   * @generated from field: string worker_id = 2;
+   */
+  workerId: string;
+};
+
+/**
+ * Describes the message avatar.sessions.v1.ReleaseSessionResponse.
+ * Use `create(ReleaseSessionResponseSchema)` to create a new message.
+ */
+export const ReleaseSessionResponseSchema: GenMessage<ReleaseSessionResponse> = /*@__PURE__*/
+  messageDesc(file_avatar_sessions_v1_sessions, 25);
 
 /**
  * TranscriptEntry is one spoken turn. Timestamps are milliseconds: absolute = Unix epoch,
@@ -725,7 +815,7 @@ export type TranscriptEntry = Message<"avatar.sessions.v1.TranscriptEntry"> & {
  * Use `create(TranscriptEntrySchema)` to create a new message.
  */
 export const TranscriptEntrySchema: GenMessage<TranscriptEntry> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 24);
+  messageDesc(file_avatar_sessions_v1_sessions, 26);
 
 /**
  * @generated from message avatar.sessions.v1.AppendTranscriptRequest
@@ -740,6 +830,13 @@ export type AppendTranscriptRequest = Message<"avatar.sessions.v1.AppendTranscri
    * @generated from field: repeated avatar.sessions.v1.TranscriptEntry entries = 2;
    */
   entries: TranscriptEntry[];
+
+  /**
+   * As in EndSessionRequest: refused unless it is the session's current ownership epoch.
+   *
+   * @generated from field: uint32 pipeline_epoch = 3;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -747,7 +844,7 @@ export type AppendTranscriptRequest = Message<"avatar.sessions.v1.AppendTranscri
  * Use `create(AppendTranscriptRequestSchema)` to create a new message.
  */
 export const AppendTranscriptRequestSchema: GenMessage<AppendTranscriptRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 25);
+  messageDesc(file_avatar_sessions_v1_sessions, 27);
 
 /**
  * @generated from message avatar.sessions.v1.AppendTranscriptResponse
@@ -764,7 +861,7 @@ export type AppendTranscriptResponse = Message<"avatar.sessions.v1.AppendTranscr
  * Use `create(AppendTranscriptResponseSchema)` to create a new message.
  */
 export const AppendTranscriptResponseSchema: GenMessage<AppendTranscriptResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 26);
+  messageDesc(file_avatar_sessions_v1_sessions, 28);
 
 /**
  * @generated from message avatar.sessions.v1.GetTranscriptRequest
@@ -796,7 +893,7 @@ export type GetTranscriptRequest = Message<"avatar.sessions.v1.GetTranscriptRequ
  * Use `create(GetTranscriptRequestSchema)` to create a new message.
  */
 export const GetTranscriptRequestSchema: GenMessage<GetTranscriptRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 27);
+  messageDesc(file_avatar_sessions_v1_sessions, 29);
 
 /**
  * @generated from message avatar.sessions.v1.GetTranscriptResponse
@@ -823,7 +920,7 @@ export type GetTranscriptResponse = Message<"avatar.sessions.v1.GetTranscriptRes
  * Use `create(GetTranscriptResponseSchema)` to create a new message.
  */
 export const GetTranscriptResponseSchema: GenMessage<GetTranscriptResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 28);
+  messageDesc(file_avatar_sessions_v1_sessions, 30);
 
 /**
  * SessionEvent is a stored notice about a session.
@@ -862,7 +959,7 @@ export type SessionEvent = Message<"avatar.sessions.v1.SessionEvent"> & {
  * Use `create(SessionEventSchema)` to create a new message.
  */
 export const SessionEventSchema: GenMessage<SessionEvent> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 29);
+  messageDesc(file_avatar_sessions_v1_sessions, 31);
 
 /**
  * @generated from message avatar.sessions.v1.AppendSessionEventsRequest
@@ -884,7 +981,7 @@ export type AppendSessionEventsRequest = Message<"avatar.sessions.v1.AppendSessi
  * Use `create(AppendSessionEventsRequestSchema)` to create a new message.
  */
 export const AppendSessionEventsRequestSchema: GenMessage<AppendSessionEventsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 30);
+  messageDesc(file_avatar_sessions_v1_sessions, 32);
 
 /**
  * @generated from message avatar.sessions.v1.AppendSessionEventsResponse
@@ -901,7 +998,7 @@ export type AppendSessionEventsResponse = Message<"avatar.sessions.v1.AppendSess
  * Use `create(AppendSessionEventsResponseSchema)` to create a new message.
  */
 export const AppendSessionEventsResponseSchema: GenMessage<AppendSessionEventsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 31);
+  messageDesc(file_avatar_sessions_v1_sessions, 33);
 
 /**
  * @generated from message avatar.sessions.v1.ListSessionEventsRequest
@@ -923,7 +1020,7 @@ export type ListSessionEventsRequest = Message<"avatar.sessions.v1.ListSessionEv
  * Use `create(ListSessionEventsRequestSchema)` to create a new message.
  */
 export const ListSessionEventsRequestSchema: GenMessage<ListSessionEventsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 32);
+  messageDesc(file_avatar_sessions_v1_sessions, 34);
 
 /**
  * @generated from message avatar.sessions.v1.ListSessionEventsResponse
@@ -940,7 +1037,7 @@ export type ListSessionEventsResponse = Message<"avatar.sessions.v1.ListSessionE
  * Use `create(ListSessionEventsResponseSchema)` to create a new message.
  */
 export const ListSessionEventsResponseSchema: GenMessage<ListSessionEventsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 33);
+  messageDesc(file_avatar_sessions_v1_sessions, 35);
 
 /**
  * @generated from message avatar.sessions.v1.DeleteSessionEventsRequest
@@ -962,7 +1059,7 @@ export type DeleteSessionEventsRequest = Message<"avatar.sessions.v1.DeleteSessi
  * Use `create(DeleteSessionEventsRequestSchema)` to create a new message.
  */
 export const DeleteSessionEventsRequestSchema: GenMessage<DeleteSessionEventsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 34);
+  messageDesc(file_avatar_sessions_v1_sessions, 36);
 
 /**
  * @generated from message avatar.sessions.v1.DeleteSessionEventsResponse
@@ -984,7 +1081,7 @@ export type DeleteSessionEventsResponse = Message<"avatar.sessions.v1.DeleteSess
  * Use `create(DeleteSessionEventsResponseSchema)` to create a new message.
  */
 export const DeleteSessionEventsResponseSchema: GenMessage<DeleteSessionEventsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 35);
+  messageDesc(file_avatar_sessions_v1_sessions, 37);
 
 /**
  * @generated from message avatar.sessions.v1.GetCreditsRequest
@@ -1001,7 +1098,7 @@ export type GetCreditsRequest = Message<"avatar.sessions.v1.GetCreditsRequest"> 
  * Use `create(GetCreditsRequestSchema)` to create a new message.
  */
 export const GetCreditsRequestSchema: GenMessage<GetCreditsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 36);
+  messageDesc(file_avatar_sessions_v1_sessions, 38);
 
 /**
  * @generated from message avatar.sessions.v1.GetCreditsResponse
@@ -1020,7 +1117,7 @@ export type GetCreditsResponse = Message<"avatar.sessions.v1.GetCreditsResponse"
  * Use `create(GetCreditsResponseSchema)` to create a new message.
  */
 export const GetCreditsResponseSchema: GenMessage<GetCreditsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 37);
+  messageDesc(file_avatar_sessions_v1_sessions, 39);
 
 /**
  * @generated from message avatar.sessions.v1.GrantCreditsRequest
@@ -1056,7 +1153,7 @@ export type GrantCreditsRequest = Message<"avatar.sessions.v1.GrantCreditsReques
  * Use `create(GrantCreditsRequestSchema)` to create a new message.
  */
 export const GrantCreditsRequestSchema: GenMessage<GrantCreditsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 38);
+  messageDesc(file_avatar_sessions_v1_sessions, 40);
 
 /**
  * @generated from message avatar.sessions.v1.GrantCreditsResponse
@@ -1073,7 +1170,7 @@ export type GrantCreditsResponse = Message<"avatar.sessions.v1.GrantCreditsRespo
  * Use `create(GrantCreditsResponseSchema)` to create a new message.
  */
 export const GrantCreditsResponseSchema: GenMessage<GrantCreditsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 39);
+  messageDesc(file_avatar_sessions_v1_sessions, 41);
 
 /**
  * LedgerEntry is one movement of credits.
@@ -1131,7 +1228,7 @@ export type LedgerEntry = Message<"avatar.sessions.v1.LedgerEntry"> & {
  * Use `create(LedgerEntrySchema)` to create a new message.
  */
 export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 40);
+  messageDesc(file_avatar_sessions_v1_sessions, 42);
 
 /**
  * @generated from message avatar.sessions.v1.ListLedgerEntriesRequest
@@ -1158,7 +1255,7 @@ export type ListLedgerEntriesRequest = Message<"avatar.sessions.v1.ListLedgerEnt
  * Use `create(ListLedgerEntriesRequestSchema)` to create a new message.
  */
 export const ListLedgerEntriesRequestSchema: GenMessage<ListLedgerEntriesRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 41);
+  messageDesc(file_avatar_sessions_v1_sessions, 43);
 
 /**
  * @generated from message avatar.sessions.v1.ListLedgerEntriesResponse
@@ -1180,7 +1277,7 @@ export type ListLedgerEntriesResponse = Message<"avatar.sessions.v1.ListLedgerEn
  * Use `create(ListLedgerEntriesResponseSchema)` to create a new message.
  */
 export const ListLedgerEntriesResponseSchema: GenMessage<ListLedgerEntriesResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 42);
+  messageDesc(file_avatar_sessions_v1_sessions, 44);
 
 /**
  * SessionState is the stored lifecycle state.
@@ -1456,6 +1553,17 @@ export const SessionsService: GenService<{
     methodKind: "unary";
     input: typeof ReportConnectionStateRequestSchema;
     output: typeof ReportConnectionStateResponseSchema;
+  },
+  /**
+   * Pipeline: a stopping worker hands a session it runs to another worker (a compare-and-set on the
+   * ownership epoch); answers the worker that took it, if one did.
+   *
+   * @generated from rpc avatar.sessions.v1.SessionsService.ReleaseSession
+   */
+  releaseSession: {
+    methodKind: "unary";
+    input: typeof ReleaseSessionRequestSchema;
+    output: typeof ReleaseSessionResponseSchema;
   },
   /**
    * Transcript entries (written by the pipeline) and their reads.
