@@ -87,7 +87,7 @@ describe("a NUL character in any string of any route: 422 value_error at its loc
       const headers = credentials(op);
       const pathWith = (value: string) => path.replace(/\{[a-z_]+\}/g, value);
       const plain = pathWith("00000000-0000-4000-8000-000000000000");
-      const bodyOk = op.requestBody ? {} : undefined;
+      const bodyOk = op.requestBody?.content["application/json"] ? {} : undefined;
 
       for (const p of params.filter((x) => x.in === "path")) {
         const res = await send(
@@ -108,8 +108,9 @@ describe("a NUL character in any string of any route: 422 value_error at its loc
         ]);
         checked.push(`${method} ${path} query.${p.name}`);
       }
-      if (op.requestBody) {
-        const schema = op.requestBody.content["application/json"].schema;
+      const json = op.requestBody?.content["application/json"];
+      if (json) {
+        const schema = json.schema;
         const fields = stringProperties(schema);
         const body = Object.fromEntries([...fields.map((f) => [f, `x${NUL}y`]), [`k${NUL}`, "v"]]);
         const res = await send(method, plain, headers, body);
@@ -190,8 +191,9 @@ describe("a page number out of range: 422 on every paginated list", () => {
     for (const list of ["/v1/avatars", "/v1/avatars/public", "/v1/memory", "/v1/sessions", "/v1/voices"]) {
       expect(lists.map((l) => l.path)).toContain(list);
     }
-    for (const { method, path, op } of lists) {
+    for (const { method, path: pattern, op } of lists) {
       const headers = credentials(op);
+      const path = pattern.replace(/\{[a-z_]+\}/g, "00000000-0000-4000-8000-000000000000");
       const res = await send(method, `${path}?page=2147483648`, headers);
       expect(res.status, path).toBe(422);
       expect(res.body.detail).toEqual([
@@ -206,8 +208,9 @@ describe("a page number out of range: 422 on every paginated list", () => {
       for (const page of ["2147483647", "99999999999999999999999"]) {
         const last = await send(method, `${path}?page=${page}&page_size=100`, headers);
         if (page === "2147483647") {
-          expect(last.status, path).toBe(200);
-          expect(last.body.data.results).toEqual([]);
+          // A list under a resource this test does not have answers 404; never a 5xx.
+          expect([200, 404], path).toContain(last.status);
+          if (last.status === 200) expect(last.body.data.results).toEqual([]);
         } else {
           expect(last.status, path).toBe(422);
         }

@@ -34,6 +34,7 @@ export async function parseRequest(
   };
 
   const nul = [...nulParamIssues(rawParams, "path"), ...nulParamIssues(search, "query")];
+  if (nul.length > 0) return { ok: false, issues: nul };
   const text = route.textBody ? await readTextBody(req, route.textBody, maxBodyBytes) : undefined;
   const decoded =
     route.body && !route.textBody ? parseJsonBody(await readBody(req, maxBodyBytes)) : undefined;

@@ -10,6 +10,7 @@ import {
 import { type Clients, type ServiceName, services } from "./clients.js";
 import type { Logger } from "./log.js";
 import type { ServiceApp } from "./server.js";
+import { serviceError } from "./service-errors.js";
 
 type AnyImpl = Partial<ServiceImpl<DescService>>;
 
@@ -17,8 +18,7 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
  * The services that run in this process (the one-process suite), called as functions instead of over
  * loopback HTTP: no sockets, no encoding, no HTTP parsing per call. Each call builds its request message
  * and a handler context as a Connect server would, and answers the response message a client would
- * get. Errors keep their Connect semantics: a ConnectError reaches the caller as it was thrown, anything
- * else is logged and becomes a bare internal error, as the services' server interceptors do. The
+ * get. Errors are what the services' server interceptors make of them (service-errors.ts). The
  * caller's request id needs no header: the call runs in the caller's log context.
  */
 export class InProcessServices {
@@ -71,14 +71,7 @@ export class InProcessServices {
             (await fn.call(impl, create(method.input, request), context)) as never,
           );
         } catch (err) {
-          if (!(err instanceof ConnectError)) {
-            this.log.error("rpc failed unexpectedly", { procedure: label, err });
-            throw new ConnectError("internal error", Code.Internal);
-          }
-          if (err.code === Code.Internal || err.code === Code.Unknown) {
-            this.log.error("rpc failed", { procedure: label, err });
-          }
-          throw err;
+          throw serviceError(err, this.log, label);
         }
       };
     }

@@ -2,11 +2,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { inputErrorOf, isDatabaseUnavailable } from "./db-errors.js";
 import type { Logger } from "./log.js";
 import { meterServedCalls } from "./metrics/connect.js";
 import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
 import { serveRequestId } from "./request-id.js";
+import { serviceError } from "./service-errors.js";
 import { traceServedCalls } from "./tracing/connect.js";
 
 /** What a service's build() returns: its Connect routes plus optional background work. */
@@ -31,26 +31,7 @@ function logUnexpected(log: Logger): Interceptor {
     try {
       return await next(req);
     } catch (err) {
-      if (err instanceof ConnectError) {
-        if (err.code === Code.Internal || err.code === Code.Unknown) {
-          log.error("rpc failed", { procedure: req.url, err });
-        }
-        throw err;
-      }
-      if (isDatabaseUnavailable(err)) {
-        log.warn("rpc failed: the database is unavailable", { procedure: req.url, err });
-        throw new ConnectError("database unavailable", Code.Unavailable);
-      }
-      const input = inputErrorOf(err);
-      if (input) {
-        log.warn("rpc refused a value the database cannot store", {
-          procedure: req.url,
-          reason: input.rawMessage,
-        });
-        throw input;
-      }
-      log.error("rpc failed unexpectedly", { procedure: req.url, err });
-      throw new ConnectError("internal error", Code.Internal);
+      throw serviceError(err, log, req.url);
     }
   };
 }
