@@ -8,6 +8,7 @@ import {
   decodeLook,
   generateLook,
   keyOfLook,
+  LOOK_GENERATOR_VERSION,
   LookError,
   LookParamsError,
   lookRequestOf,
@@ -24,7 +25,8 @@ import type { AvatarRow, CatalogDatabase, LookSeedFields } from "./schema.js";
 
 /**
  * Avatars' looks: what an import gives (a finished look, checked here, or a seed), what the renderer
- * reads (GetAvatarLook; a seed's look is generated on first read and kept), and posters. An avatar
+ * reads (GetAvatarLook; a seed's look is generated on first read and kept until the generator changes),
+ * and posters. An avatar
  * imported without a look gets one generated from its id, so every avatar can be rendered unless its
  * uploaded look cannot; that one is INIT with the reason in error_message.
  */
@@ -86,11 +88,17 @@ export function lookRpcs(
         field: "avatar_id",
       });
     }
-    if (row?.look) return { look: fromBinary(AvatarLookSchema, row.look), lookKey: row.look_key };
+    // An uploaded look (no seed) is kept as it is; a generated one only while the generator is the same.
+    const current = row?.look && (!row.seed || row.generator === LOOK_GENERATOR_VERSION);
+    if (row?.look && current) return { look: fromBinary(AvatarLookSchema, row.look), lookKey: row.look_key };
     const seed = row?.seed ?? { seed: avatar.id };
     const look = generateLook(lookRequestOf(seed));
     const lookKey = keyOfLook(look);
-    await cacheGeneratedLook(db, avatar.id, JSON.stringify(seed), toBinary(AvatarLookSchema, look), lookKey);
+    await cacheGeneratedLook(db, avatar.id, JSON.stringify(seed), {
+      look: toBinary(AvatarLookSchema, look),
+      lookKey,
+      generator: LOOK_GENERATOR_VERSION,
+    });
     return { look, lookKey };
   }
 
