@@ -170,6 +170,15 @@ describe("LocalEspeakSynthesizer", () => {
     expect((await collect(synthesizer.synthesize(request(TEN_WORDS), controller.signal))).chunks).toEqual([]);
   });
 
+  it("fails the runs of a closed runner, the running one too", async () => {
+    const closing = new EspeakRunner(1);
+    const job = { text: "A sentence that is still being spoken.", voice: "en-us", wordsPerMinute: 175 };
+    const running = expect(closing.run(job)).rejects.toMatchObject({ kind: "unavailable" });
+    const waiting = expect(closing.run(job)).rejects.toMatchObject({ kind: "unavailable" });
+    await closing.close();
+    await Promise.all([running, waiting]);
+  });
+
   it("reports a failing run as a ProviderError and keeps working", async () => {
     await expect(runner.run({ text: "hi", voice: "xx-yy", wordsPerMinute: 175 })).rejects.toMatchObject({
       provider: "localEspeak",

@@ -49,9 +49,12 @@ export class EspeakRunner {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const pending of this.waiting.splice(0))
-      pending.reject(new ProviderError(PROVIDER, "synthesizer closed", "unavailable"));
-    await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
+    const closed = () => new ProviderError(PROVIDER, "synthesizer closed", "unavailable");
+    for (const pending of this.waiting.splice(0)) pending.reject(closed());
+    const slots = this.slots.splice(0);
+    // A running job would otherwise never settle: its slot is gone when the worker's exit arrives.
+    for (const slot of slots) slot.current?.reject(closed());
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   private dispatch(): void {
