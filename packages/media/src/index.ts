@@ -14,6 +14,7 @@ export {
   resolveLookParams,
 } from "./look/generate/vocabulary.js";
 export { EYE_STATES, VISEMES, type Viseme, visemeOfPhoneme } from "./look/visemes.js";
+export { LookWorkerPool, sharedLookWorkers } from "./look-worker/pool.js";
 export {
   MAX_VIEWERS_PER_SESSION,
   MediaSession,

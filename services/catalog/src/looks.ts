@@ -6,15 +6,14 @@ import {
 } from "@avatar/contracts/catalog";
 import {
   decodeLook,
-  generateLook,
   keyOfLook,
   LOOK_GENERATOR_VERSION,
   LookError,
   LookParamsError,
   lookRequestOf,
-  RasterCache,
   renderPoster,
   resolveLookParams,
+  sharedLookWorkers,
 } from "@avatar/media";
 import { conflict, invalidRequest } from "@avatar/runtime";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -77,8 +76,6 @@ export function lookRpcs(
   findAnyAvatar: (avatarId: string) => Promise<AvatarRow>,
 ): LookRpcs {
   const posters = new Map<string, Uint8Array>();
-  // Posters are rendered at one size; a small cache of its own keeps them from evicting session rasters.
-  const rasters = new RasterCache(64 * 1024 * 1024);
 
   async function lookOf(avatar: AvatarRow) {
     const row = await findLook(db, avatar.id);
@@ -92,7 +89,7 @@ export function lookRpcs(
     const current = row?.look && (!row.seed || row.generator === LOOK_GENERATOR_VERSION);
     if (row?.look && current) return { look: fromBinary(AvatarLookSchema, row.look), lookKey: row.look_key };
     const seed = row?.seed ?? { seed: avatar.id };
-    const look = generateLook(lookRequestOf(seed));
+    const look = await sharedLookWorkers.generate(lookRequestOf(seed));
     const lookKey = keyOfLook(look);
     await cacheGeneratedLook(db, avatar.id, JSON.stringify(seed), {
       look: toBinary(AvatarLookSchema, look),
@@ -116,7 +113,7 @@ export function lookRpcs(
       const key = `${lookKey}:${orientation}`;
       let png = posters.get(key);
       if (!png) {
-        png = renderPoster(look, { orientation, lookKey, cache: rasters });
+        png = await renderPoster(look, { orientation, lookKey });
         posters.set(key, png);
         if (posters.size > POSTERS_KEPT) posters.delete(posters.keys().next().value as string);
       }
