@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { itemAt } from "../checked.js";
 import { liveEncoderPids } from "../encode/encoder-process.js";
 import { ffmpegBinary } from "../encode/ffmpeg-binary.js";
 import { ffmpegVideoArgs } from "../encode/video-encoding.js";
@@ -19,7 +20,10 @@ function childCpuMs(pids: number[]): number {
   let total = 0;
   for (const pid of pids) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      // The fields after the command name (which is in parentheses and may hold spaces).
+      const after = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1];
+      if (after === undefined) continue;
+      const fields = after.split(" ");
       total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
     } catch {
       // exited
@@ -36,13 +40,15 @@ export async function bareEncoderCost(codec: VideoCodecName, quality: VideoQuali
     stdio: ["pipe", "pipe", "ignore"],
   });
   child.stdout.resume();
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${ffmpegBinary()} did not start`);
   let peak = 0;
   for (let i = 0; i < frames; i++) {
-    if (!child.stdin.write(inputs[i % inputs.length]!))
+    if (!child.stdin.write(itemAt(inputs, i % inputs.length)))
       await new Promise((r) => child.stdin.once("drain", r));
-    if (i === frames - 2) peak = childCpuMs([child.pid!]);
+    if (i === frames - 2) peak = childCpuMs([pid]);
   }
-  const cpu = Math.max(peak, childCpuMs([child.pid!]));
+  const cpu = Math.max(peak, childCpuMs([pid]));
   child.stdin.end();
   await new Promise((r) => child.once("close", r));
   return { codec, quality, cpuMsPerFrame: cpu / frames };
@@ -163,7 +169,7 @@ export async function concurrentSessions(
   await new Promise((r) => setTimeout(r, 1500));
   const before = viewers.map((v) => v.stats.videoFrames);
   await new Promise((r) => setTimeout(r, seconds * 1000));
-  const fps = viewers.map((v, i) => (v.stats.videoFrames - before[i]!) / seconds);
+  const fps = viewers.map((v, i) => (v.stats.videoFrames - itemAt(before, i)) / seconds);
   for (const v of viewers) await v.close();
   await Promise.all(sessions.map((s) => s.close()));
   return {
