@@ -1,108 +1,218 @@
 /**
- * `pnpm bench`: the token endpoint through the gateway on embedded Postgres, next to a bare node:http
- * server doing one Postgres insert per request on the same Postgres, in the same run.
+ * `pnpm bench`: token minting through the public gateway next to its floor, a bare node:http server doing
+ * one Postgres insert per request, on the same Postgres 15 server, in the same run. The load comes from a
+ * separate process (autocannon). Prints the ratios of issue 11, and each process's start-up and idle memory.
  *
- * Settings (environment): BENCH_SECONDS (per measurement, default 10), BENCH_CONCURRENCY (default 16),
- * BENCH_WARMUP_SECONDS (default 2), BENCH_KEYS (API keys to spread the load over, default 300),
- * BENCH_LOG_LEVEL (suite logs on stderr, default error).
+ * "CPU ms/op" is the CPU time the measured side (its Node processes and the Postgres server) spent per
+ * operation during the measured window, Postgres's share in parentheses: less sensitive to a shared, noisy machine than throughput.
+ *
+ * Needs Debian's postgresql-15 (/usr/lib/postgresql/15/bin, or POSTGRES_BIN) and nats-server on the PATH.
+ * Settings (environment): BENCH_SECONDS (per measurement, default 10), BENCH_WARMUP_SECONDS (default 3),
+ * BENCH_CONNECTIONS (default 20), BENCH_TOPOLOGIES (suite,processes), BENCH_FROM_SOURCE (run the
+ * TypeScript sources instead of the bundles of `pnpm build`), BENCH_CPU_PROFILE_DIR (write a
+ * `node --cpu-prof` profile of every backend process there).
  */
-import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createLogger, env, type LogLevel, readConfig } from "@avatar/runtime";
-import { startSuite } from "@avatar/suite";
-import { startBaseline } from "./baseline.js";
-import { mint, mintStartStop } from "./gateway-ops.js";
-import { KeyPool } from "./key-pool.js";
-import { type Operation, OperationFailed, runLoad } from "./load.js";
-import { type Summary, summarize, table } from "./stats.js";
+import { cpus, loadavg } from "node:os";
+import { env, readConfig } from "@avatar/runtime";
+import type { Backend } from "./backend/backend.js";
+import { startBenchEnvironment } from "./backend/environment.js";
+import { prepareSpace } from "./backend/prepare.js";
+import { startProcessBackend } from "./backend/processes.js";
+import { startSuiteBackend } from "./backend/suite.js";
+import { startFloor } from "./floor/start-floor.js";
+import { drive } from "./load/drive.js";
+import type { LoadResult, Scenario } from "./load/scenario.js";
+import { cpuSeconds, mib, rssBytes } from "./proc.js";
 
 const settings = readConfig({
   BENCH_SECONDS: env.int({ default: 10, min: 1 }),
-  BENCH_CONCURRENCY: env.int({ default: 16, min: 1 }),
-  BENCH_WARMUP_SECONDS: env.int({ default: 2, min: 0 }),
-  BENCH_KEYS: env.int({ default: 300, min: 1 }),
-  BENCH_LOG_LEVEL: env.oneOf(["debug", "info", "warn", "error"], { default: "error" }),
+  BENCH_WARMUP_SECONDS: env.int({ default: 3, min: 0 }),
+  BENCH_CONNECTIONS: env.int({ default: 20, min: 1 }),
+  BENCH_TOPOLOGIES: env.string({ default: "suite,processes" }),
+  BENCH_FROM_SOURCE: env.bool({ default: false }),
+  BENCH_CPU_PROFILE_DIR: env.optionalString(),
 });
-
-const log = createLogger({
-  level: settings.BENCH_LOG_LEVEL as LogLevel,
-  sink: (line) => process.stderr.write(`${line}\n`),
-});
+const topologies = new Set(settings.BENCH_TOPOLOGIES.split(",").map((t) => t.trim()));
 const say = (text: string) => process.stdout.write(`${text}\n`);
+const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 
-const dataDir = await mkdtemp(path.join(tmpdir(), "avatar-bench-"));
-// As root, Postgres runs as the `postgres` user, which must be able to enter the folder.
-await chmod(dataDir, 0o755);
-say(`starting the suite on embedded Postgres (${dataDir}) ...`);
-// The suite's pools (5 connections per service) are its defaults; the baseline gets as many.
-const POOL_SIZE = 5;
-const suite = await startSuite({
-  log,
-  dataDir,
-  gatewayPort: 0,
-  gatewayHost: "127.0.0.1",
-  env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: settings.BENCH_LOG_LEVEL },
+interface Row {
+  name: string;
+  result: LoadResult;
+  /** CPU milliseconds the measured processes (server and Postgres) spent per operation. */
+  cpuMsPerOp: number;
+  /** Of which Postgres. */
+  postgresMsPerOp: number;
+}
+const rows: Row[] = [];
+
+say(
+  `pnpm bench, ${new Date().toISOString()}: ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+const environment = await startBenchEnvironment({
+  fromSource: settings.BENCH_FROM_SOURCE,
+  cpuProfileDir: settings.BENCH_CPU_PROFILE_DIR,
 });
-const baseline = await startBaseline(suite.databaseUrl, POOL_SIZE);
+say(`${environment.pg.version} (${environment.pg.settings}); ${environment.natsVersion}`);
+say(
+  `processes run ${environment.fromSource ? "the TypeScript sources (tsx)" : "the bundles of pnpm build"}; ` +
+    `load: autocannon in its own process, ${settings.BENCH_CONNECTIONS} connections, ` +
+    `${settings.BENCH_SECONDS} s after ${settings.BENCH_WARMUP_SECONDS} s of warm-up`,
+);
 
+const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
 try {
-  // The default (free) tier: its 600 s limit does not matter to minting.
-  const { space } = await suite.clients.tokens.createSpace({ name: "Benchmark" });
-  const spaceId = space?.id ?? "";
-  await suite.clients.sessions.grantCredits({
-    spaceId,
-    amount: "100000000",
-    note: "benchmark",
-    idempotencyKey: `bench-${spaceId}`,
+  const floorUrl = floor.url;
+  const space = await prepareSpace(environment.env);
+  const mintBody = JSON.stringify({ mode: "LITE", avatar_id: space.avatarId });
+  const scenario = (url: string, kind: Scenario["kind"], path: string, body: string): Scenario => ({
+    url,
+    kind,
+    path,
+    body,
+    headers: kind === "single" && path === "/insert" ? {} : { "x-api-key": space.apiKey },
+    connections: settings.BENCH_CONNECTIONS,
+    seconds: settings.BENCH_SECONDS,
+    warmupSeconds: settings.BENCH_WARMUP_SECONDS,
   });
-  const keys = await KeyPool.create(suite.clients.tokens, spaceId, settings.BENCH_KEYS);
-  const [avatar] = (await suite.clients.catalog.listPublicAvatars({ page: { page: 1, pageSize: 1 } }))
-    .avatars;
-  if (!avatar) throw new Error("the catalog has no public avatar");
-  const body = { avatar_id: avatar.id, video_settings: { quality: "high" } };
-
-  const baselineOp: Operation = async () => {
-    const res = await fetch(`${baseline.url}/insert`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new OperationFailed(`baseline ${res.status}`);
+  const measure = async (name: string, s: Scenario, pids: () => number[], backend?: Backend) => {
+    if (s.warmupSeconds > 0) await drive({ ...s, seconds: s.warmupSeconds, warmupSeconds: 0 });
+    const server = cpuReading(pids);
+    const postgres = cpuReading(() => environment.pg.pids());
+    const groups = (backend?.processes() ?? []).map((g) => ({
+      name: g.name,
+      used: cpuReading(() => backend?.processes().find((p) => p.name === g.name)?.pids ?? []),
+    }));
+    const result = await drive({ ...s, warmupSeconds: 0 });
+    const ops = result.opsPerSecond * s.seconds;
+    if (groups.length > 1) {
+      const each = groups.map((g) => `${g.name} ${fixed((g.used() * 1000) / ops, 2)}`);
+      say(`    CPU ms/op by process: ${each.join(", ")}`);
+    }
+    const postgresMsPerOp = (postgres() * 1000) / ops;
+    const cpuMsPerOp = (server() * 1000) / ops + postgresMsPerOp;
+    rows.push({ name, result, cpuMsPerOp, postgresMsPerOp });
+    say(
+      `  ${name}: ${fixed(result.opsPerSecond)} ops/s, p99 ${fixed(result.p99)} ms, ${fixed(cpuMsPerOp, 2)} CPU ms/op`,
+    );
   };
-  const scenarios: [string, Operation][] = [
-    ["baseline: node:http + 1 insert", baselineOp],
-    ["POST /v1/sessions/token", () => mint(suite.gatewayUrl, keys, body).then(() => undefined)],
-    ["token + start + stop", () => mintStartStop(suite.gatewayUrl, keys, body)],
+  const floorPids = () => [
+    ...(floor.process.child.pid ? [floor.process.child.pid] : []),
+    ...environment.pg.pids(),
   ];
+  const floorRun = (name: string) =>
+    measure(name, scenario(floorUrl, "single", "/insert", mintBody), floorPids);
+  const gatewayRuns = async (label: string, backend: Backend) => {
+    const pids = () =>
+      backend
+        .processes()
+        .filter((p) => p.name !== "postgres")
+        .flatMap((p) => p.pids);
+    await measure(
+      `${label}: mint (LITE)`,
+      scenario(backend.gatewayUrl, "single", "/v1/sessions/token", mintBody),
+      pids,
+      backend,
+    );
+    await measure(
+      `${label}: mint + start + stop`,
+      scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", mintBody),
+      pids,
+      backend,
+    );
+  };
 
-  const { BENCH_CONCURRENCY: concurrency, BENCH_SECONDS: seconds, BENCH_WARMUP_SECONDS: warmup } = settings;
-  say(
-    `concurrency ${concurrency}, ${seconds} s per measurement after ${warmup} s of warm-up, ` +
-      `${keys.size} API keys (at most 9 requests per key per second: the 10/s limit is not raised)`,
-  );
-  const results: Summary[] = [];
-  for (const [name, op] of scenarios) {
-    if (warmup > 0) await runLoad(name, op, { concurrency, seconds: warmup });
-    const result = summarize(await runLoad(name, op, { concurrency, seconds }));
-    results.push(result);
-    say(`  measured ${name}: ${result.throughput.toFixed(1)} ops/s`);
+  await floorRun("floor: node:http + 1 insert");
+  const processTable: string[] = [];
+  if (topologies.has("suite")) {
+    const suite = await startSuiteBackend(environment);
+    try {
+      processTable.push(...(await idleFigures(suite, "suite")));
+      await gatewayRuns("suite", suite);
+      for (const text of suite.exited()) say(text);
+    } finally {
+      await suite.stop();
+    }
   }
-
-  say("");
-  say(table(results));
-  say("");
-  const [base, token, lifecycle] = results;
-  if (base && token && lifecycle) {
-    const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
-    say(`throughput ratio token / baseline:               ${ratio(token.throughput, base.throughput)}`);
-    say(`throughput ratio token+start+stop / baseline:    ${ratio(lifecycle.throughput, base.throughput)}`);
-    say(`p50 latency ratio token / baseline:              ${ratio(token.p50, base.p50)}`);
-    say(`p50 latency ratio token+start+stop / baseline:   ${ratio(lifecycle.p50, base.p50)}`);
+  if (topologies.has("processes")) {
+    const processes = await startProcessBackend(environment);
+    try {
+      processTable.push(...(await idleFigures(processes, "processes")));
+      await gatewayRuns("processes", processes);
+      for (const text of processes.exited()) say(text);
+    } finally {
+      await processes.stop();
+    }
   }
+  await floorRun("floor again");
+  report(processTable);
 } finally {
-  await baseline.close();
-  await suite.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await floor.stop();
+  await environment.stop();
+}
+
+/**
+ * CPU seconds that the processes `pids()` names use from now until the answer is called, over the
+ * processes alive at both moments (Postgres backends come and go).
+ */
+function cpuReading(pids: () => number[]): () => number {
+  const start = new Map(pids().map((pid) => [pid, cpuSeconds(pid)]));
+  return () =>
+    pids().reduce((sum, pid) => {
+      const before = start.get(pid);
+      return before === undefined ? sum : sum + Math.max(0, cpuSeconds(pid) - before);
+    }, 0);
+}
+
+/** Start-up time and resident memory of each backend process, idle for 2 s after it is ready. */
+async function idleFigures(backend: Backend, label: string): Promise<string[]> {
+  await new Promise((r) => setTimeout(r, 2_000));
+  return backend
+    .processes()
+    .filter((p) => p.name in backend.readyMs)
+    .map((p) => {
+      const rss = p.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+      return `${`${label}: ${p.name}`.padEnd(34)}${`${fixed(backend.readyMs[p.name] ?? Number.NaN, 0)} ms`.padEnd(14)}${mib(rss)}`;
+    });
+}
+
+function report(processTable: string[]): void {
+  say("");
+  say(
+    `${"run".padEnd(34)}${"ops/s".padEnd(10)}${"req/s".padEnd(10)}${"p50 ms".padEnd(9)}${"p99 ms".padEnd(9)}${"CPU ms/op (pg)".padEnd(15)}not 2xx`,
+  );
+  for (const { name, result: r, cpuMsPerOp, postgresMsPerOp } of rows) {
+    const bad = Object.entries(r.statuses).map(([code, n]) => `${code} x${n}`);
+    if (r.errors > 0) bad.push(`errors x${r.errors}`);
+    say(
+      `${name.padEnd(34)}${fixed(r.opsPerSecond).padEnd(10)}${fixed(r.requestsPerSecond).padEnd(10)}` +
+        `${fixed(r.p50).padEnd(9)}${fixed(r.p99).padEnd(9)}${`${fixed(cpuMsPerOp, 2)} (${fixed(postgresMsPerOp, 2)})`.padEnd(15)}${bad.join(", ") || "0"}`,
+    );
+  }
+  const floors = rows.filter((r) => r.name.startsWith("floor"));
+  const mean = (f: (r: LoadResult) => number) => floors.reduce((s, r) => s + f(r.result), 0) / floors.length;
+  const floorOps = mean((r) => r.opsPerSecond);
+  const floorP99 = mean((r) => r.p99);
+  const find = (name: string) => rows.find((r) => r.name === name)?.result;
+  const ratios: [string, number | undefined, string][] = [
+    ["suite: mint throughput", find("suite: mint (LITE)")?.opsPerSecond, ">= 0.5"],
+    ["suite: mint p99 (times the floor's)", find("suite: mint (LITE)")?.p99, "<= 3"],
+    ["processes: mint throughput", find("processes: mint (LITE)")?.opsPerSecond, ">= 0.25"],
+    ["suite: mint + start + stop throughput", find("suite: mint + start + stop")?.opsPerSecond, ">= 0.2"],
+    ["processes: mint + start + stop", find("processes: mint + start + stop")?.opsPerSecond, "-"],
+  ];
+  say("");
+  say(`ratios to the floor (mean of its two runs: ${fixed(floorOps)} req/s, p99 ${fixed(floorP99)} ms)`);
+  for (const [name, value, target] of ratios) {
+    if (value === undefined) continue;
+    const ratio = name.includes("p99") ? value / floorP99 : value / floorOps;
+    say(`  ${name.padEnd(40)}${fixed(ratio, 3).padEnd(8)}target ${target}`);
+  }
+  if (processTable.length > 0) {
+    say("");
+    say(`${"process".padEnd(34)}${"start->ready".padEnd(14)}idle RSS`);
+    for (const line of processTable) say(line);
+  }
 }

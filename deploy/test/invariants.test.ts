@@ -243,6 +243,54 @@ describe("the manifest checks", () => {
     expect(check.networkProblems(resources)).toEqual([]);
   });
 
+  it("want a transportA media server reachable from outside on each of its ports, UDP included", () => {
+    const mediaLabels = {
+      "app.kubernetes.io/name": "transport-a",
+      "app.kubernetes.io/component": "media-server",
+    };
+    const server: Resource = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "transport-a", labels: mediaLabels },
+      spec: {
+        selector: { matchLabels: { "app.kubernetes.io/name": "transport-a" } },
+        template: {
+          metadata: { labels: mediaLabels },
+          spec: {
+            containers: [
+              {
+                name: "transport-a",
+                image: "livekit/livekit-server",
+                ports: [
+                  { name: "http", containerPort: 7880, protocol: "TCP" },
+                  { name: "rtc-udp", containerPort: 7882, protocol: "UDP" },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    };
+    const open = (ports: object[]) =>
+      policy("transport-a-from-anywhere", {
+        podSelector: { matchLabels: { "app.kubernetes.io/name": "transport-a" } },
+        ingress: [{ ports }],
+      });
+    const both = [
+      { protocol: "TCP", port: "http" },
+      { protocol: "UDP", port: "rtc-udp" },
+    ];
+    expect(check.networkProblems([...goodSuite(), server, open(both)])).toEqual([]);
+    expect(
+      check.networkProblems([...goodSuite(), server, open([{ protocol: "TCP", port: "http" }])]),
+    ).toEqual(["Deployment/transport-a: port 7882/UDP is not reachable from outside"]);
+    // Behind the default deny alone it is closed to its clients.
+    expect(check.networkProblems([...goodSuite(), server])).toEqual([
+      "Deployment/transport-a: port 7880/TCP is not reachable from outside",
+      "Deployment/transport-a: port 7882/UDP is not reachable from outside",
+    ]);
+  });
+
   it("catch an Ingress to another Service than the gateway", () => {
     const backend = (name: string) => ({ service: { name, port: { name: "http" } } });
     const ingress = resource("networking.k8s.io/v1", "Ingress", "public", {

@@ -9,6 +9,7 @@ import { dnsEgressAllowed, ingressAllowed, selects } from "./network-policy.js";
 import {
   envValue,
   hasLabels,
+  isMediaServer,
   isSuite,
   ofKind,
   sealingServices,
@@ -260,10 +261,16 @@ export function replicaProblems(resources: Resource[], min: number): string[] {
   ];
 }
 
+/** The labels of the namespace Prometheus scrapes from (base/network-policies.yaml). */
+const MONITORING = { "avatar.example/monitoring": "true" };
+
 /**
- * Network policies: the gateway is reachable from outside, the services only from the suite, nothing
- * else from outside, and every pod can still resolve names.
+ * Network policies: the gateway and a transportA media server (clients join its rooms) are reachable
+ * from outside on every port they declare, UDP included; the services only from the suite; metrics
+ * ports only from the monitoring namespace; nothing else from outside; and every pod can still resolve
+ * names.
  */
+
 export function networkProblems(resources: Resource[]): string[] {
   const policies = ofKind<INetworkPolicy>(resources, "NetworkPolicy");
   const all = workloads(resources);
@@ -274,10 +281,23 @@ export function networkProblems(resources: Resource[]): string[] {
     const pod = { labels: w.labels, ports: w.containers.flatMap((c) => c.ports ?? []) };
     const at = `${w.kind}/${w.name}`;
     if (!dnsEgressAllowed(policies, w.labels)) problems.push(`${at}: egress policies block DNS`);
-    for (const { containerPort } of pod.ports) {
-      const fromOutside = ingressAllowed(policies, pod, "outside", containerPort);
-      if (w === gateway) {
-        if (!fromOutside) problems.push(`${at}: port ${containerPort} is not reachable from outside`);
+    for (const { containerPort, name, protocol = "TCP" } of pod.ports) {
+      const fromOutside = ingressAllowed(policies, pod, "outside", containerPort, protocol);
+      if (name === "metrics") {
+        // Prometheus only: from the monitoring namespace, never from outside or from any pod here.
+        if (fromOutside) problems.push(`${at}: metrics port ${containerPort} is reachable from outside`);
+        if (ingressAllowed(policies, pod, stranger, containerPort))
+          problems.push(`${at}: metrics port ${containerPort} is reachable from any pod of the namespace`);
+        if (isSuite(w) && !ingressAllowed(policies, pod, { namespace: MONITORING }, containerPort))
+          problems.push(
+            `${at}: metrics port ${containerPort} is not reachable from the monitoring namespace`,
+          );
+        continue;
+      }
+      if (w === gateway || isMediaServer(w)) {
+        if (!fromOutside) {
+          problems.push(`${at}: port ${containerPort}/${protocol} is not reachable from outside`);
+        }
         continue;
       }
       if (fromOutside) problems.push(`${at}: port ${containerPort} is reachable from outside the namespace`);

@@ -3,10 +3,11 @@ import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2"
 import type { IIngress } from "kubernetes-models/networking.k8s.io/v1";
 import type { ISecret, IService } from "kubernetes-models/v1";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import * as check from "./invariants.js";
 import { asResource, kubectlVersion, type Resource, readSources, render } from "./manifests.js";
 import { modelFor, schemaProblems } from "./models.js";
-import { envValue, ofKind, secretName, workloads } from "./workloads.js";
+import { configMapData, envValue, ofKind, secretName, workloads } from "./workloads.js";
 
 const kubectl = kubectlVersion();
 
@@ -74,7 +75,7 @@ const everywhere: [string, (resources: Resource[]) => string[]][] = [
   ["every Service selects existing pods on a declared port", check.serviceProblems],
   ["Ingresses lead only to the gateway", check.ingressProblems],
   ["disruption budgets use maxUnavailable and select pods", check.disruptionBudgetProblems],
-  ["network policies expose only the gateway and never block DNS", check.networkProblems],
+  ["network policies expose only the gateway (and transportA) and never block DNS", check.networkProblems],
 ];
 
 describe.skipIf(!kubectl)(`kubectl kustomize (${kubectl ?? "kubectl not on PATH"})`, () => {
@@ -166,6 +167,59 @@ describe.skipIf(!kubectl)(`kubectl kustomize (${kubectl ?? "kubectl not on PATH"
       const [id, key] = value("ENCRYPTION_KEYS").split(":");
       expect(id).toBeTruthy();
       expect(Buffer.from(key ?? "", "base64")).toHaveLength(32);
+    });
+
+    it("runs a transportA server keyed from avatar-secrets, which sessions and the pipeline reach with the same keys", () => {
+      const all = workloads(resources);
+      const server = all.find((w) => w.name === "transport-a")?.containers[0];
+      if (!server) throw new Error("no transport-a Deployment");
+      expect(server.image).toMatch(/^livekit\/livekit-server:v\d+\.\d+\.\d+$/);
+      // The server's key list is built from the Secret's pair; the config file holds no key.
+      expect(envValue(server, "LIVEKIT_KEYS", resources)).toBe(
+        "$(TRANSPORT_A_API_KEY): $(TRANSPORT_A_API_SECRET)",
+      );
+      const keyRefs = (c: NonNullable<typeof server>) =>
+        ["TRANSPORT_A_API_KEY", "TRANSPORT_A_API_SECRET"].map((k) => envValue(c, k, resources));
+      const serverKeys = keyRefs(server);
+      expect(serverKeys.every((v) => v?.startsWith(`secret:${secretName}-`))).toBe(true);
+      const config = parse(configMapData(resources, "transport-a-config")?.["livekit.yaml"] ?? "") as {
+        port: number;
+        rtc: { tcp_port: number; udp_port: number };
+        keys?: unknown;
+        room: { auto_create: boolean };
+      };
+      expect(config.keys).toBeUndefined();
+      expect(config.room.auto_create).toBe(false);
+      const declared = (server.ports ?? []).map((p) => `${p.containerPort}/${p.protocol}`);
+      expect(declared.sort()).toEqual([
+        `${config.port}/TCP`,
+        `${config.rtc.tcp_port}/TCP`,
+        `${config.rtc.udp_port}/UDP`,
+      ]);
+      const service = ofKind<IService>(resources, "Service").find((s) => s.metadata?.name === "transport-a");
+      expect(service?.spec?.ports?.map((p) => `${p.port}/${p.protocol}`).sort()).toEqual(declared.sort());
+
+      for (const name of ["sessions", "pipeline"]) {
+        const app = all.find((w) => w.name === name)?.containers[0];
+        if (!app) throw new Error(`no ${name} Deployment`);
+        expect(keyRefs(app), name).toEqual(serverKeys);
+        const url = new URL(envValue(app, "TRANSPORT_A_URL", resources) ?? "");
+        expect(url.hostname).toBe("transport-a");
+        expect(Number(url.port)).toBe(config.port);
+        expect(envValue(app, "TRANSPORT_A_PUBLIC_URL", resources)).toMatch(/^wss?:\/\//);
+      }
+      // Nobody else gets the secret.
+      for (const w of all.filter((x) => !["sessions", "pipeline", "transport-a"].includes(x.name))) {
+        expect(
+          w.containers.some((c) => envValue(c, "TRANSPORT_A_API_SECRET", resources)),
+          w.name,
+        ).toBe(false);
+      }
+      const secret = ofKind<ISecret>(resources, "Secret").find((x) =>
+        x.metadata?.name?.startsWith(`${secretName}-`),
+      );
+      const transportSecret = Buffer.from(secret?.data?.TRANSPORT_A_API_SECRET ?? "", "base64").toString();
+      expect(transportSecret.length).toBeGreaterThanOrEqual(32);
     });
 
     it("has no Ingress (reach the gateway with kubectl port-forward)", () => {

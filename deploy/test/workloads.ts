@@ -1,15 +1,22 @@
 import type { IContainer, IPodTemplateSpec } from "kubernetes-models/v1";
 import type { Resource } from "./manifests.js";
 
-/** The seven processes of the suite; all but the gateway are Connect services with their own schema. */
-export const suite = ["gateway", "tokens", "sessions", "catalog", "agents", "memory", "pipeline"];
+/** The eight processes of the suite; all but the gateway are Connect services with their own schema. */
+export const suite = ["gateway", "tokens", "sessions", "catalog", "agents", "memory", "pipeline", "webhooks"];
 export const services = suite.filter((name) => name !== "gateway");
 /** The services that seal stored secrets and so need ENCRYPTION_KEYS. */
-export const sealingServices = ["tokens", "agents"];
+export const sealingServices = ["tokens", "agents", "webhooks"];
 
 /** The Secret the suite reads but does not ship (see base/kustomization.yaml), and its keys. */
 export const secretName = "avatar-secrets";
-export const secretKeys = ["DATABASE_URL", "NATS_URL", "ENCRYPTION_KEYS", "ENCRYPTION_KEY_ID"];
+export const secretKeys = [
+  "DATABASE_URL",
+  "NATS_URL",
+  "ENCRYPTION_KEYS",
+  "ENCRYPTION_KEY_ID",
+  "TRANSPORT_A_API_KEY",
+  "TRANSPORT_A_API_SECRET",
+];
 
 export const partOf = { key: "app.kubernetes.io/part-of", value: "avatar-session-service" };
 
@@ -47,6 +54,11 @@ export function workloads(resources: Resource[]): Workload[] {
 
 export function isSuite(w: Workload): boolean {
   return w.kind === "Deployment" && w.labels[partOf.key] === partOf.value;
+}
+
+/** A transportA server (overlays/dev): a public entry point for media, like the gateway is for the API. */
+export function isMediaServer(w: Workload): boolean {
+  return w.labels["app.kubernetes.io/component"] === "media-server";
 }
 
 /** Whether a map of labels contains every label of a plain selector (a Service's or a matchLabels). */

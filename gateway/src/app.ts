@@ -1,6 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Bus } from "@avatar/bus";
-import { type Clients, type Logger, requestIdFrom, runWithRequestContext } from "@avatar/runtime";
+import {
+  type Clients,
+  type Logger,
+  rateLimitDecisions,
+  requestIdFrom,
+  runWithRequestContext,
+} from "@avatar/runtime";
 import { ApiKeyAuthenticator } from "./auth/api-keys.js";
 import { type Authenticators, authenticate } from "./auth/authenticate.js";
 import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
@@ -13,6 +19,8 @@ import { parseRequest } from "./http/parse-request.js";
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { Route } from "./http/route.js";
 import { Router } from "./http/router.js";
+import { limitOf } from "./limits.js";
+import { observeRequests } from "./observe/requests.js";
 import {
   type CounterStore,
   MemoryCounterStore,
@@ -51,6 +59,11 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     logger: log,
     storeTimeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
     isAvailable: () => deps.bus.status() === "connected",
+    onDecision: (endpoint, d) =>
+      rateLimitDecisions.inc({
+        endpoint,
+        decision: d.failedOpen ? "failed_open" : d.allowed ? "allowed" : "rejected",
+      }),
     ...(deps.now ? { now: deps.now } : {}),
   });
   const authenticators: Authenticators = {
@@ -95,7 +108,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     const decision = await limiter.hit({
       credential: rateLimitIdentity(credentials),
       endpoint: `${route.method} ${route.path}`,
-      limit: route.rateLimit,
+      limit: limitOf(route.rateLimit, config.RATE_LIMIT_PER_SECOND),
     });
     Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
@@ -140,7 +153,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     );
   };
 
-  return { handle, authenticators, limiter };
+  return { handle: observeRequests(handle, router), authenticators, limiter };
 }
 
 function baseUrlOf(req: IncomingMessage, config: GatewayConfig): string {

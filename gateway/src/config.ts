@@ -5,6 +5,11 @@ export const gatewaySettings = {
   PUBLIC_BASE_URL: env.optionalUrl(),
   /** Behind a proxy: take the client IP from X-Forwarded-For and the scheme from X-Forwarded-Proto. */
   TRUST_PROXY: env.bool({ default: false }),
+  /**
+   * Requests per second per credential and endpoint (the interface's 10); operators may grant more. The
+   * session lifecycle calls keep their own 5 per session token.
+   */
+  RATE_LIMIT_PER_SECOND: env.int({ default: 10, min: 1, max: 1_000_000 }),
   RATE_LIMIT_STORE_TIMEOUT_MS: env.int({ default: 100, min: 1, max: 5_000 }),
   API_KEY_CACHE_TTL_MS: env.int({ default: 10_000, min: 0, max: 300_000 }),
   MAX_BODY_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),
@@ -12,8 +17,17 @@ export const gatewaySettings = {
   WS_MAX_MESSAGE_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),
   /** How often an open socket tells its session's worker that it is still there. */
   WS_HEARTBEAT_MS: env.int({ default: 5_000, min: 20, max: 60_000 }),
-  /** How long a new socket waits for the session's worker to acknowledge it (closes 1011 otherwise). */
-  WS_OPEN_TIMEOUT_MS: env.int({ default: 5_000, min: 50, max: 60_000 }),
+  /**
+   * How long a new socket waits for a worker of its session to acknowledge it, asking again while the
+   * session moves between workers (closes 1011 otherwise).
+   */
+  WS_OPEN_TIMEOUT_MS: env.int({ default: 20_000, min: 50, max: 120_000 }),
+  /**
+   * Client messages a socket keeps until the session's worker acknowledges them, to send again after a
+   * bus outage or a takeover; beyond either limit the oldest are given up and the client is told.
+   */
+  WS_RESEND_BUFFER_BYTES: env.int({ default: 8_388_608, min: 65_536, max: 268_435_456 }),
+  WS_RESEND_BUFFER_MESSAGES: env.int({ default: 1_000, min: 10, max: 100_000 }),
   /** WebSocket ping interval; a client that misses a pong is disconnected. */
   WS_PING_MS: env.int({ default: 30_000, min: 50, max: 600_000 }),
 };

@@ -4,9 +4,9 @@ import { embedPageRoutes } from "./api/embed-page.routes.js";
 import { memoryRoutes } from "./api/memory.routes.js";
 import { sessionTokenRoutes } from "./api/session-token.routes.js";
 import { sessionRoutes } from "./api/sessions.routes.js";
+import { webhookRoutes } from "./api/webhooks.routes.js";
 import { whepRoutes } from "./api/whep.routes.js";
 import { type Route, route } from "./http/route.js";
-import { LIMIT_DEFAULT } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 
 /** Every public operation: method, path, credential, limit, request schemas and handler. */
@@ -19,6 +19,7 @@ export const routes: Route[] = [
   ...agentsRoutes,
   ...memoryRoutes,
   ...embedPageRoutes,
+  ...webhookRoutes,
 ];
 
 /** Health and this API's own description. */
@@ -29,7 +30,7 @@ function systemRoutes(): Route[] {
       path: "/healthz",
       summary: "Liveness of the gateway",
       auth: "none",
-      rateLimit: LIMIT_DEFAULT,
+      rateLimit: "default",
       handle: async () => ({ data: { status: "ok" } }),
     }),
     route({
@@ -37,7 +38,7 @@ function systemRoutes(): Route[] {
       path: "/openapi.json",
       summary: "This document",
       auth: "none",
-      rateLimit: LIMIT_DEFAULT,
+      rateLimit: "default",
       handle: async (ctx) => ({
         raw: { contentType: "application/json", body: JSON.stringify(openApiDocument(routes, ctx.baseUrl)) },
       }),

@@ -1,4 +1,10 @@
-import { insufficientCredits, invalidRequest, notFound, validationFailed } from "@avatar/runtime";
+import {
+  insufficientCredits,
+  invalidRequest,
+  notFound,
+  unavailable,
+  validationFailed,
+} from "@avatar/runtime";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { failure, success } from "../src/http/envelope.js";
@@ -28,11 +34,25 @@ describe("service errors on the public API", () => {
     [new ConnectError("dup", Code.AlreadyExists), 409, "dup"],
     [new ConnectError("db password is hunter2", Code.Internal), 500, "Internal server error"],
     [new ConnectError("upstream", Code.Unavailable), 503, "Service temporarily unavailable"],
+    // A service's own 503 (a domain error) is written for API users: its message is shown.
+    [
+      unavailable("transportA is unavailable: try again", { reason: "X" }),
+      503,
+      "transportA is unavailable: try again",
+    ],
     [new Error("anything else"), 500, "Internal server error"],
   ])("%s -> %i", (err, status, message) => {
     const e = toHttpError(err);
     expect(e.status).toBe(status);
     expect(e.message).toBe(message);
+  });
+
+  it("answers 503 with Retry-After (a service or its database briefly down)", () => {
+    for (const code of [Code.Unavailable, Code.DeadlineExceeded, Code.Aborted]) {
+      const e = toHttpError(new ConnectError("database unavailable", code));
+      expect(e.status).toBe(503);
+      expect(e.headers).toEqual({ "Retry-After": "2" });
+    }
   });
 
   it("turns validation issues from a service into a 422 body", () => {

@@ -15,9 +15,18 @@ describe("messageFrame", () => {
     });
   });
 
+  it("carries the message's number and the acknowledged floor", () => {
+    const frame = fromBinary(
+      ClientFrameSchema,
+      messageFrame("s-1", "c-2", Buffer.from("{}"), { seq: 2 ** 40, ackedSeq: 7 }),
+    );
+    expect(frame).toMatchObject({ json: "{}", seq: 2n ** 40n, ackedSeq: 7n });
+  });
+
   it("adds less than FRAME_OVERHEAD_BYTES around a message, with the longest ids the gateway makes", () => {
     const message = Buffer.alloc(1024 * 1024, 0x20);
-    const frame = messageFrame(crypto.randomUUID(), crypto.randomUUID(), message);
+    const numbering = { seq: Number.MAX_SAFE_INTEGER, ackedSeq: Number.MAX_SAFE_INTEGER };
+    const frame = messageFrame(crypto.randomUUID(), crypto.randomUUID(), message, numbering);
     expect(frame.length - message.length).toBeLessThan(FRAME_OVERHEAD_BYTES);
   });
 

@@ -120,7 +120,7 @@ describe("KvCounterStore", () => {
 
   it("passes errors other than conflicts through", async () => {
     const kv = new CasKvStore();
-    kv.get = async () => {
+    kv.create = async () => {
       throw new Error("connection lost");
     };
     await expect(new KvCounterStore(kv).increment("k", 1)).rejects.toThrow("connection lost");
@@ -137,7 +137,30 @@ describe("KvCounterStore", () => {
     await expect(new KvCounterStore(kv, { maxAttempts: 5 }).increment("k", 1)).rejects.toThrow(
       KvCounterContentionError,
     );
-    expect(updates).toBe(5);
+    // The first attempt creates (the key exists: a conflict), the four others update after a read.
+    expect(kv.conflicts).toBe(1);
+    expect(updates).toBe(4);
+  });
+
+  it("writes once per hit and reads only after another replica wrote the key", async () => {
+    const kv = countingKv(new CasKvStore());
+    let reads = 0;
+    const counting = {
+      ...kv,
+      get: (key: string) => {
+        reads++;
+        return kv.get(key);
+      },
+    };
+    const mine = new KvCounterStore(counting);
+    expect(await mine.increment("k", 9)).toBe(1);
+    expect(await mine.increment("k", 9)).toBe(2);
+    expect(reads).toBe(0);
+    expect(kv.writes).toBe(2);
+    expect(await new KvCounterStore(counting).increment("k", 9)).toBe(3);
+    expect(await mine.increment("k", 9)).toBe(4);
+    expect(reads).toBe(2);
+    expect(kv.conflicts).toBe(2);
   });
 
   it("rejects a corrupt stored value instead of counting from it", async () => {

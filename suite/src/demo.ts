@@ -1,4 +1,4 @@
-import { readCatalogFile } from "@avatar/catalog";
+import { lookSeedOf, readCatalogFile } from "@avatar/catalog";
 import { AvatarStatus } from "@avatar/contracts/catalog";
 import { Tier } from "@avatar/contracts/tokens";
 import type { Clients } from "@avatar/runtime";
@@ -50,18 +50,6 @@ export async function seedDemoSpace(clients: Clients, apiKey: string | undefined
     })),
   });
   return apiKey ? { spaceId: DEMO_SPACE_ID } : { spaceId: DEMO_SPACE_ID, newApiKey: created.apiKeySecret };
-}
-
-function lookSeedOf(fields: Record<string, string>) {
-  return {
-    seed: fields.seed ?? "",
-    presentation: fields.presentation ?? "",
-    skinTone: fields.skin_tone ?? "",
-    hairStyle: fields.hair_style ?? "",
-    hairColor: fields.hair_color ?? "",
-    outfit: fields.outfit ?? "",
-    background: fields.background ?? "",
-  };
 }
 
 async function knownKey(clients: Clients, apiKey: string): Promise<boolean> {

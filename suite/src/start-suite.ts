@@ -1,18 +1,18 @@
 import path from "node:path";
 import type { Bus } from "@avatar/bus";
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@avatar/embedded-postgres";
 import { type CounterStore, type GatewayConfig, readGatewayConfig, startGateway } from "@avatar/gateway";
 import {
   type Clients,
   connectBus,
-  createClients,
-  type EmbeddedPostgresHandle,
   type Env,
+  InProcessServices,
   type Logger,
   listen,
   type RunningService,
   type ServiceName,
   type ServiceUrls,
-  startEmbeddedPostgres,
+  serveMetrics,
   startService,
 } from "@avatar/runtime";
 
@@ -33,6 +33,8 @@ export interface SuiteOptions {
   env?: Env;
   gatewayConfig?: GatewayConfig;
   rateLimitStore?: CounterStore;
+  /** Serves `GET /metrics` (every service's metrics: one process, one registry) on this port (0: any free one). */
+  metricsPort?: number;
 }
 
 export interface Suite {
@@ -41,12 +43,15 @@ export interface Suite {
   clients: Clients;
   bus: Bus;
   databaseUrl: string;
+  /** `http://127.0.0.1:<port>/metrics` when `metricsPort` was given. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
 /**
- * Every service and the gateway in one process: services serve Connect on loopback ports and call each
- * other there, exactly as separate processes would; only the gateway faces the outside.
+ * Every service and the gateway in one process: services serve Connect on loopback ports, and call each
+ * other in process (InProcessServices: the same handlers, without the loopback HTTP hop); only the
+ * gateway faces the outside.
  */
 export async function startSuite(options: SuiteOptions): Promise<Suite> {
   const env = options.env ?? process.env;
@@ -79,7 +84,10 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     const serviceUrls = Object.fromEntries(
       serviceModules.map((m, i) => [m.name, listenings[i]?.url]),
     ) as Record<ServiceName, string>;
-    const clients = createClients(serviceUrls as ServiceUrls);
+    // The services call each other (and the gateway calls them) in this process, as functions; they
+    // still serve Connect on their loopback ports for callers outside it (avatarctl, tests).
+    const inProcess = new InProcessServices(log);
+    const clients = inProcess.clients();
     const running: RunningService[] = [];
     cleanups.push(async () => {
       for (const s of running.reverse()) await s.stop();
@@ -87,17 +95,17 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     for (const [i, module] of serviceModules.entries()) {
       const listening = listenings[i];
       if (!listening) throw new Error("listener missing");
-      running.push(
-        await startService(module, {
-          databaseUrl,
-          bus,
-          log,
-          clients,
-          env: { DATA_DIR: options.dataDir, ...env },
-          listening,
-          poolSize: 5,
-        }),
-      );
+      const service = await startService(module, {
+        databaseUrl,
+        bus,
+        log,
+        clients,
+        env: { DATA_DIR: options.dataDir, ...env },
+        listening,
+        poolSize: 5,
+      });
+      running.push(service);
+      inProcess.register(service.app);
     }
 
     const gateway = await startGateway({
@@ -111,7 +119,14 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     });
     cleanups.push(() => gateway.close());
 
-    return { gatewayUrl: gateway.url, serviceUrls, clients, bus, databaseUrl, stop };
+    let metricsUrl: string | undefined;
+    if (options.metricsPort !== undefined) {
+      const metrics = await serveMetrics({ port: options.metricsPort, host: options.gatewayHost });
+      cleanups.push(() => metrics.close(1_000));
+      metricsUrl = `${metrics.url}/metrics`;
+    }
+
+    return { gatewayUrl: gateway.url, serviceUrls, clients, bus, databaseUrl, metricsUrl, stop };
   } catch (err) {
     await stop();
     throw err;

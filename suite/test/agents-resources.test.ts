@@ -371,6 +371,7 @@ describe("embeds", () => {
       url: `${suite.gatewayUrl}/embed/${embed.embed_id}`,
       script: expect.stringContaining(`src="${suite.gatewayUrl}/embed/${embed.embed_id}"`),
       orientation: "horizontal",
+      video_settings: { quality: "high", encoding: "H264" },
     });
     expect(embed.script).toMatch(/^<iframe .*aspect-ratio: 16 \/ 9;.*><\/iframe>$/);
     const vertical = await created("POST", "/v2/embeddings", {

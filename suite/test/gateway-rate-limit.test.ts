@@ -1,7 +1,8 @@
-import type { CounterStore } from "@avatar/gateway";
+import { type CounterStore, readGatewayConfig } from "@avatar/gateway";
 import { createLogger } from "@avatar/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
+import { ADA, TOKEN_PATH } from "./token-support.js";
 
 /** The interface's Limits section through the public gateway. */
 
@@ -124,5 +125,38 @@ describe("fail-open", () => {
     } finally {
       await slow.stop();
     }
+  });
+});
+
+describe("RATE_LIMIT_PER_SECOND", () => {
+  it("grants more requests per key and endpoint; the session lifecycle keeps 5 per session token", async () => {
+    const generous = await startTestSuite({ env: { RATE_LIMIT_PER_SECOND: "25" } });
+    try {
+      const headers = { "X-API-KEY": generous.apiKey };
+      await atNextSecond();
+      const responses = await Promise.all(
+        Array.from({ length: 27 }, () => generous.get("/v1/avatars", headers)),
+      );
+      expect(responses.filter((r) => r.status === 200)).toHaveLength(25);
+      expect(responses.filter((r) => r.status === 429)).toHaveLength(2);
+      expect(responses[0]?.headers.get("x-ratelimit-limit")).toBe("25");
+
+      const minted = await generous.request("POST", TOKEN_PATH, { headers, body: { avatar_id: ADA.id } });
+      const bearer = { Authorization: `Bearer ${(await json(minted)).data.session_token}` };
+      await atNextSecond();
+      const keepAlives = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          generous.request("POST", "/v1/sessions/keep-alive", { headers: bearer, body: {} }),
+        ),
+      );
+      expect(keepAlives.filter((r) => r.status === 429)).toHaveLength(1);
+      expect(keepAlives[0]?.headers.get("x-ratelimit-limit")).toBe("5");
+    } finally {
+      await generous.stop();
+    }
+  });
+
+  it("refuses a limit below 1 at start", () => {
+    expect(() => readGatewayConfig({ RATE_LIMIT_PER_SECOND: "0" })).toThrow(/RATE_LIMIT_PER_SECOND/);
   });
 });

@@ -1,3 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ffmpegBinary } from "@avatar/media";
 import { runConversation } from "@avatar/session-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSuite, type TestSuite } from "./support.js";
@@ -70,5 +75,38 @@ describe("pnpm session-client", () => {
         print: () => {},
       }),
     ).rejects.toThrow(/avatars: HTTP 401/);
+  });
+
+  it("records what a WHEP viewer receives to a file ffmpeg decodes (--record)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "session-client-"));
+    const file = path.join(dir, "session.mkv");
+    try {
+      const lines: string[] = [];
+      const report = await runConversation({
+        baseUrl: suite.gatewayUrl,
+        apiKey: suite.apiKey,
+        mode: "LITE",
+        sandbox: true,
+        text: "",
+        record: file,
+        print: (line) => lines.push(line),
+      });
+      expect(report.recording?.videoFrames).toBeGreaterThan(25);
+      expect(report.recording?.audioPackets).toBeGreaterThan(50);
+      expect(lines.some((l) => l.startsWith("recorded "))).toBe(true);
+      expect(statSync(file).size).toBeGreaterThan(10_000);
+      // Decoded frame by frame: video (stream 0) and audio (stream 1) are both there.
+      const crc = execFileSync(ffmpegBinary(), ["-v", "error", "-i", file, "-f", "framecrc", "-"], {
+        encoding: "utf8",
+      });
+      const streams = crc
+        .split("\n")
+        .filter((l) => /^\d+,/.test(l))
+        .map((l) => l.split(",")[0]);
+      expect(streams.filter((x) => x === "0").length).toBeGreaterThan(25);
+      expect(streams.filter((x) => x === "1").length).toBeGreaterThan(25);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

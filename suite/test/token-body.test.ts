@@ -573,7 +573,12 @@ describe("wrong types, missing fields, nulls and unknown keys", () => {
     );
     await ok(
       lite({
-        transportA_config: { transportA_url: "u", transportA_room: "r", transportA_client_token: "t", x: 1 },
+        transportA_config: {
+          transportA_url: "wss://u",
+          transportA_room: "r",
+          transportA_client_token: "t",
+          x: 1,
+        },
       }),
     );
   });

@@ -109,7 +109,7 @@ describe("POST /v1/sessions/{id}/whep", () => {
     client.send({ type: "agent.speak", event_id: "u1", audio: pcmBase64(600) });
     client.send({ type: "agent.speak_end", event_id: "u1" });
     await client.next("agent.speak_ended");
-    await eventually(async () => expect(voiced.length).toBeGreaterThanOrEqual(10), 5_000);
+    await eventually(async () => expect(voiced.length).toBeGreaterThanOrEqual(10), 15_000);
     expect(viewer.stats.videoFrames).toBeGreaterThan(10);
     await viewer.close();
     await client.close();

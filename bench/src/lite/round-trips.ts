@@ -1,4 +1,8 @@
-import { percentile } from "../stats.js";
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}
 
 /** Chunks sent and their acknowledgements (agent.audio_buffer_appended), timed while measuring. */
 export class RoundTrips {

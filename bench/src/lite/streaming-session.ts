@@ -1,5 +1,4 @@
 import WebSocket from "ws";
-import type { KeyPool } from "../key-pool.js";
 import type { RoundTrips } from "./round-trips.js";
 
 const CHUNK_MS = 1_000;
@@ -25,39 +24,57 @@ async function post(url: string, headers: Record<string, string>, body: unknown)
   return payload?.data ?? {};
 }
 
+/** Where a session's socket comes from: the gateway (mint, start, ws_url) or the bare-ws floor. */
+export interface SessionSource {
+  /** The URL to connect to, and what to do when the session is done. */
+  open(): Promise<{ wsUrl: string; close(): Promise<void> }>;
+}
+
+/** A LITE session through the public gateway: minted with the API key and started with its token. */
+export function gatewaySession(gatewayUrl: string, apiKey: string, avatarId: string): SessionSource {
+  return {
+    open: async () => {
+      const minted = await post(
+        `${gatewayUrl}/v1/sessions/token`,
+        { "X-API-KEY": apiKey },
+        { avatar_id: avatarId, mode: "LITE" },
+      );
+      const bearer = { Authorization: `Bearer ${minted.session_token ?? ""}` };
+      const started = await post(`${gatewayUrl}/v1/sessions/start`, bearer, {});
+      return {
+        wsUrl: started.ws_url ?? "",
+        close: () => post(`${gatewayUrl}/v1/sessions/stop`, bearer, {}).then(() => {}),
+      };
+    },
+  };
+}
+
+/** A socket straight to the floor server. */
+export function floorSession(floorUrl: string): SessionSource {
+  return { open: async () => ({ wsUrl: floorUrl, close: async () => {} }) };
+}
+
 /**
- * A LITE client: mints and starts a session through the gateway, connects to its ws_url (as client
- * `ip`, through a trusted proxy), then streams one second of audio every second in real time and
- * times each chunk's acknowledgement.
+ * A LITE client: connects (as client `ip`, through a trusted proxy), then streams one second of audio
+ * every second in real time and times each chunk's acknowledgement.
  */
 export class StreamingSession {
   private ws: WebSocket | undefined;
-  private token = "";
+  private close: (() => Promise<void>) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private n = 0;
 
   constructor(
-    private readonly gatewayUrl: string,
-    private readonly keys: KeyPool,
-    private readonly avatarId: string,
+    private readonly source: SessionSource,
     private readonly ip: string,
     private readonly trips: RoundTrips,
     private readonly id: number,
   ) {}
 
   async open(): Promise<void> {
-    const minted = await post(
-      `${this.gatewayUrl}/v1/sessions/token`,
-      { "X-API-KEY": await this.keys.take() },
-      { avatar_id: this.avatarId, mode: "LITE" },
-    );
-    this.token = minted.session_token ?? "";
-    const started = await post(
-      `${this.gatewayUrl}/v1/sessions/start`,
-      { Authorization: `Bearer ${this.token}` },
-      {},
-    );
-    const ws = new WebSocket(started.ws_url ?? "", { headers: { "X-Forwarded-For": this.ip } });
+    const { wsUrl, close } = await this.source.open();
+    this.close = close;
+    const ws = new WebSocket(wsUrl, { headers: { "X-Forwarded-For": this.ip } });
     this.ws = ws;
     await new Promise<void>((resolve, reject) => {
       ws.once("message", () => resolve());
@@ -81,9 +98,8 @@ export class StreamingSession {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await post(`${this.gatewayUrl}/v1/sessions/stop`, { Authorization: `Bearer ${this.token}` }, {}).catch(
-      () => {},
-    );
+    this.ws?.removeAllListeners("close");
+    await this.close?.().catch(() => {});
     this.ws?.terminate();
   }
 

@@ -1,5 +1,4 @@
 import { type Route, route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
 import * as contexts from "./contexts.js";
 import * as embeds from "./embeds.js";
 import * as llm from "./llm-configurations.js";
@@ -7,7 +6,7 @@ import * as secrets from "./secrets.js";
 import * as agents from "./voice-agents.js";
 import { createVoiceAgentBody, updateVoiceAgentBody } from "./voice-agents.schema.js";
 
-const common = { auth: "api_key", rateLimit: LIMIT_DEFAULT } as const;
+const common = { auth: "api_key", rateLimit: "default" } as const;
 
 /** Contexts, voice agents, secrets, LLM configurations and embeds (API key; another space's: 404). */
 export const agentsRoutes: Route[] = [

@@ -1,5 +1,4 @@
 import { route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
 import * as images from "./avatar-images.js";
 import * as page from "./embed-page.js";
 
@@ -10,7 +9,7 @@ export const embedPageRoutes = [
     path: "/embed/{embed_id}",
     summary: "The embed's web page: runs a session with the embed's avatar in the browser",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: page.embedPagePath,
     handle: page.showEmbedPage,
   }),
@@ -19,7 +18,7 @@ export const embedPageRoutes = [
     path: "/embed/{embed_id}/poster.png",
     summary: "The embed's poster: its avatar at rest, in the embed's orientation (PNG)",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: page.embedPagePath,
     handle: images.showEmbedPoster,
   }),
@@ -28,7 +27,7 @@ export const embedPageRoutes = [
     path: "/embed/{embed_id}/session",
     summary: "Mint a session token for a visitor of the embed's page (source EMBED)",
     auth: "none",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     cors: true,
     optionalBody: true,
     params: page.embedPagePath,

@@ -1,5 +1,4 @@
 import { type Route, route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
 import * as memory from "./memory.js";
 
 /** Session memories. */
@@ -9,7 +8,7 @@ export const memoryRoutes: Route[] = [
     path: "/v1/memory",
     summary: "Create a memory from an ended FULL session with a transcript",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     body: memory.createMemoryBody,
     handle: memory.createMemory,
   }),
@@ -18,7 +17,7 @@ export const memoryRoutes: Route[] = [
     path: "/v1/memory",
     summary: "List the space's memories",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: memory.memoryListQuery,
     handle: memory.listMemories,
   }),
@@ -27,7 +26,7 @@ export const memoryRoutes: Route[] = [
     path: "/v1/memory/{memory_id}",
     summary: "Get a memory with its content and session episodes",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: memory.memoryPath,
     handle: memory.getMemory,
   }),
@@ -36,7 +35,7 @@ export const memoryRoutes: Route[] = [
     path: "/v1/memory/{memory_id}",
     summary: "Delete a memory and its episodes",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     status: 204,
     params: memory.memoryPath,
     handle: memory.deleteMemory,

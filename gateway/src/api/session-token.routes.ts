@@ -1,5 +1,4 @@
 import { route } from "../http/route.js";
-import { LIMIT_DEFAULT } from "../limits.js";
 import { mintSessionToken, tokenRequestBody } from "./session-token.js";
 
 /** POST /v1/sessions/token. */
@@ -9,7 +8,7 @@ export const sessionTokenRoutes = [
     path: "/v1/sessions/token",
     summary: "Mint a session token (FULL or LITE body)",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     body: tokenRequestBody,
     handle: mintSessionToken,
   }),

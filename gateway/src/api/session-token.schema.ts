@@ -206,12 +206,18 @@ export const VENDOR_C_MODELS = [
   "vendorC-3.1-flash-live-preview",
 ] as const;
 
+/** The caller's own transportA room: the worker joins it with the token, so each part must be usable. */
 export const TransportAConfig = s.object("TransportAConfig", {
-  transportA_url: s.string(),
-  transportA_room: s.string(),
-  transportA_client_token: s.string(),
+  transportA_url: s
+    .url({ schemes: ["ws", "wss", "http", "https"], maxLength: 2083 })
+    .describe("The caller's transportA server (ws, wss, http or https)."),
+  transportA_room: s.string({ minLength: 1 }),
+  transportA_client_token: s
+    .string({ minLength: 1 })
+    .describe("A token that lets the avatar join the room and publish its camera and microphone."),
 });
 
+/** Accepted in shape, then refused with 400: this deployment has no transportB (contract section 7). */
 export const TransportBConfig = s.object("TransportBConfig", {
   transportB_app_id: s.string(),
   transportB_token: s.string(),
@@ -285,7 +291,9 @@ export const LITE_ONLY_KEYS = [
 export const LiteTokenRequest = s.object("LiteSessionTokenRequest", {
   ...common,
   transportA_config: TransportAConfig.nullable().optional(),
-  transportB_config: TransportBConfig.nullable().optional(),
+  transportB_config: TransportBConfig.nullable()
+    .optional()
+    .describe("Not available in this deployment: a request carrying it is refused with 400."),
   vendorA_agent_config: VendorAAgentConfig.nullable().optional(),
   vendorD_agent_config: VendorDAgentConfig.nullable().optional(),
   vendorB_realtime_config: VendorBRealtimeConfig.nullable().optional(),

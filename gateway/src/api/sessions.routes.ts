@@ -1,5 +1,4 @@
 import { route } from "../http/route.js";
-import { LIMIT_DEFAULT, LIMIT_SESSION_LIFECYCLE } from "../limits.js";
 import * as sessions from "./sessions.js";
 
 /** Session lifecycle, reads, transcripts, events and credits. */
@@ -9,7 +8,7 @@ export const sessionRoutes = [
     path: "/v1/sessions/start",
     summary: "Start the session of the bearer session token",
     auth: "session_token",
-    rateLimit: LIMIT_SESSION_LIFECYCLE,
+    rateLimit: "session_lifecycle",
     cors: true,
     status: 201,
     body: sessions.startBody,
@@ -21,7 +20,7 @@ export const sessionRoutes = [
     path: "/v1/sessions/stop",
     summary: "Stop a session (session token, or API key with session_id)",
     auth: "api_key_or_session",
-    rateLimit: LIMIT_SESSION_LIFECYCLE,
+    rateLimit: "session_lifecycle",
     cors: true,
     body: sessions.stopBody,
     optionalBody: true,
@@ -32,7 +31,7 @@ export const sessionRoutes = [
     path: "/v1/sessions/keep-alive",
     summary: "Reset a session's idle timer (session token, or API key with session_id)",
     auth: "api_key_or_session",
-    rateLimit: LIMIT_SESSION_LIFECYCLE,
+    rateLimit: "session_lifecycle",
     cors: true,
     body: sessions.keepAliveBody,
     optionalBody: true,
@@ -43,7 +42,7 @@ export const sessionRoutes = [
     path: "/v1/sessions",
     summary: "List active and previous sessions, newest first",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     query: sessions.sessionListQuery,
     handle: sessions.listSessions,
   }),
@@ -52,7 +51,7 @@ export const sessionRoutes = [
     path: "/v1/sessions/{session_id}",
     summary: "Get a session",
     auth: "api_key_or_cookie",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: sessions.sessionPath,
     handle: sessions.getSession,
   }),
@@ -61,7 +60,7 @@ export const sessionRoutes = [
     path: "/v1/sessions/{session_id}/transcript",
     summary: "Get a session's transcript (poll with next_timestamp)",
     auth: "api_key_or_cookie",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: sessions.sessionPath,
     query: sessions.transcriptQuery,
     handle: sessions.getTranscript,
@@ -71,7 +70,7 @@ export const sessionRoutes = [
     path: "/v1/sessions/{session_id}/events",
     summary: "Delete every stored event and transcript entry of a session",
     auth: "api_key_or_session",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     params: sessions.sessionPath,
     handle: sessions.deleteSessionEvents,
   }),
@@ -80,7 +79,7 @@ export const sessionRoutes = [
     path: "/v1/users/credits",
     summary: "The space's credit balance",
     auth: "api_key",
-    rateLimit: LIMIT_DEFAULT,
+    rateLimit: "default",
     handle: sessions.getCredits,
   }),
 ];

@@ -27,11 +27,16 @@ const statusOfCode: Partial<Record<Code, number>> = {
   [Code.NotFound]: 404,
   [Code.AlreadyExists]: 409,
   [Code.FailedPrecondition]: 409,
-  [Code.Aborted]: 409,
+  // No service answers Aborted: the Connect client reports a connection cut mid-call (a service that
+  // died or restarted) with it. Temporary, like Unavailable.
+  [Code.Aborted]: 503,
   [Code.Unimplemented]: 501,
   [Code.Unavailable]: 503,
   [Code.DeadlineExceeded]: 503,
 };
+
+/** A 503 tells the client when to try again (a service or its database is briefly down). */
+export const RETRY_AFTER_SECONDS = 2;
 
 /** Turns anything a handler threw into an HttpError; unexpected errors become a 500 with no detail. */
 export function toHttpError(err: unknown): HttpError {
@@ -42,13 +47,23 @@ export function toHttpError(err: unknown): HttpError {
       return new HttpError(422, err.rawMessage, detail.issues.map(issueToJson));
     }
     const status = statusOfCode[err.code] ?? 500;
+    // A service's own 503 (a domain error, with its detail) says what is unavailable; other 5xx stay vague.
+    if (status === 503) {
+      const unavailable = serviceUnavailable();
+      return detail ? new HttpError(503, err.rawMessage, undefined, unavailable.headers) : unavailable;
+    }
     return new HttpError(status, status >= 500 ? publicServerMessage(status) : err.rawMessage);
   }
   return new HttpError(500, "Internal server error");
 }
 
+/** 503 in the envelope (code 5030) with Retry-After. */
+export const serviceUnavailable = () =>
+  new HttpError(503, "Service temporarily unavailable", undefined, {
+    "Retry-After": String(RETRY_AFTER_SECONDS),
+  });
+
 function publicServerMessage(status: number): string {
-  if (status === 503) return "Service temporarily unavailable";
   if (status === 501) return "Not implemented";
   return "Internal server error";
 }

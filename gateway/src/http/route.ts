@@ -2,6 +2,7 @@ import type { Bus } from "@avatar/bus";
 import type { Clients, Logger } from "@avatar/runtime";
 import type { ApiKeyPrincipal } from "../auth/api-keys.js";
 import type { SessionPrincipal } from "../auth/session-tokens.js";
+import type { RateLimitClass } from "../limits.js";
 import type { ParseResult } from "../schema/issues.js";
 
 /**
@@ -53,8 +54,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   path: string;
   summary: string;
   auth: AuthPolicy;
-  /** Requests per second per credential. */
-  rateLimit: number;
+  /** Which of the interface's limits counts its requests (per credential, per second). */
+  rateLimit: RateLimitClass;
   /** Browsers may call it from any origin, with credentials. */
   cors?: boolean;
   params?: Parser<P, Record<string, string>>;

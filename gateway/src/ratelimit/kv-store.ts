@@ -41,6 +41,11 @@ export class KvCounterStore implements CounterStore {
   readonly #maxAttempts: number;
   readonly #waiting = new Map<string, Waiter[]>();
   readonly #writing = new Set<string>();
+  /**
+   * The count and revision this replica last wrote per key, by window: the next write goes straight to a
+   * compare-and-set on that revision (one round trip) and reads only when another replica wrote in between.
+   */
+  readonly #written = new Map<number, Map<string, { count: number; revision: number }>>();
 
   constructor(kv: KvStore, options: KvCounterStoreOptions = {}) {
     this.#kv = kv;
@@ -53,18 +58,29 @@ export class KvCounterStore implements CounterStore {
       const queue = this.#waiting.get(kvKey);
       if (queue) queue.push({ resolve, reject });
       else this.#waiting.set(kvKey, [{ resolve, reject }]);
-      if (!this.#writing.has(kvKey)) void this.#drain(kvKey);
+      if (!this.#writing.has(kvKey)) void this.#drain(kvKey, windowId);
     });
   }
 
+  /** What this replica wrote in `windowId`; older windows are forgotten. */
+  #writtenIn(windowId: number): Map<string, { count: number; revision: number }> {
+    let written = this.#written.get(windowId);
+    if (!written) {
+      for (const id of this.#written.keys()) if (id < windowId - 1) this.#written.delete(id);
+      written = new Map();
+      this.#written.set(windowId, written);
+    }
+    return written;
+  }
+
   /** Writes the waiting hits of a key, batch after batch, until none are left. */
-  async #drain(kvKey: string): Promise<void> {
+  async #drain(kvKey: string, windowId: number): Promise<void> {
     this.#writing.add(kvKey);
     try {
       for (let batch = this.#waiting.get(kvKey); batch; batch = this.#waiting.get(kvKey)) {
         this.#waiting.delete(kvKey);
         try {
-          const total = await this.#add(kvKey, batch.length);
+          const total = await this.#add(kvKey, batch.length, this.#writtenIn(windowId));
           const first = total - batch.length + 1;
           for (const [i, w] of batch.entries()) w.resolve(first + i);
         } catch (err) {
@@ -76,22 +92,29 @@ export class KvCounterStore implements CounterStore {
     }
   }
 
-  /** Adds `n` to the key's count with compare-and-set; answers the new count. */
-  async #add(kvKey: string, n: number): Promise<number> {
+  /**
+   * Adds `n` to the key's count with compare-and-set; answers the new count. The first guess needs no
+   * read: the revision this replica wrote last, or none (create) for a key it has not written in this
+   * window. Only when another replica wrote in between does it read and try again.
+   */
+  async #add(kvKey: string, n: number, written: Map<string, { count: number; revision: number }>) {
+    // null: taken to be absent (create); undefined: unknown (read first).
+    let known: { count: number; revision: number } | null | undefined = written.get(kvKey) ?? null;
     for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
-      // Reading first costs two round trips per write; creating first would cost three for every write
-      // after the first in a window.
-      const entry = await this.#kv.get(kvKey);
+      if (known === undefined) {
+        const entry = await this.#kv.get(kvKey);
+        known = entry === null ? null : { count: decodeCount(entry.value, kvKey), revision: entry.revision };
+      }
       try {
-        if (entry === null) {
-          await this.#kv.create(kvKey, encodeCount(n));
-          return n;
-        }
-        const next = decodeCount(entry.value, kvKey) + n;
-        await this.#kv.update(kvKey, encodeCount(next), entry.revision);
+        const next = (known?.count ?? 0) + n;
+        const revision = known
+          ? await this.#kv.update(kvKey, encodeCount(next), known.revision)
+          : await this.#kv.create(kvKey, encodeCount(next));
+        written.set(kvKey, { count: next, revision });
         return next;
       } catch (err) {
         if (!(err instanceof KvConflictError)) throw err;
+        known = undefined;
       }
     }
     throw new KvCounterContentionError(kvKey, this.#maxAttempts);

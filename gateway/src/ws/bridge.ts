@@ -2,13 +2,20 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Bus } from "@avatar/bus";
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
-import { type Clients, endReasonFromProto, type Logger, topics } from "@avatar/runtime";
+import {
+  type Clients,
+  endReasonFromProto,
+  type Logger,
+  topics,
+  wsConnections,
+  wsConnectionsOpened,
+} from "@avatar/runtime";
 import { fromBinary } from "@bufbuild/protobuf";
 import { WebSocketServer } from "ws";
 import { presentedCredentials, rateLimitIdentity } from "../auth/credentials.js";
 import type { GatewayConfig } from "../config.js";
 import { toHttpError } from "../http/http-error.js";
-import { LIMIT_DEFAULT } from "../limits.js";
+import { limitOf } from "../limits.js";
 import { type RateLimiter, rateLimitHeaders } from "../ratelimit/index.js";
 import { ClientSocket } from "./client-socket.js";
 import { relayFits } from "./message-frame.js";
@@ -71,7 +78,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
     const decision = await deps.limiter.hit({
       credential: rateLimitIdentity(credentials),
       endpoint: `GET ${EVENTS_PATH}`,
-      limit: LIMIT_DEFAULT,
+      limit: limitOf("default", deps.config.RATE_LIMIT_PER_SECOND),
     });
     if (!decision.allowed) {
       return refuseUpgrade(socket, 429, "Rate limit exceeded", rateLimitHeaders(decision));
@@ -94,9 +101,18 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
         heartbeatMs: deps.config.WS_HEARTBEAT_MS,
         openTimeoutMs: deps.config.WS_OPEN_TIMEOUT_MS,
         pingMs: deps.config.WS_PING_MS,
+        resendLimits: {
+          maxBytes: deps.config.WS_RESEND_BUFFER_BYTES,
+          maxCount: deps.config.WS_RESEND_BUFFER_MESSAGES,
+        },
       });
       sockets.add(client);
-      ws.once("close", () => sockets.delete(client));
+      wsConnections.inc();
+      wsConnectionsOpened.inc();
+      ws.once("close", () => {
+        sockets.delete(client);
+        wsConnections.dec();
+      });
       void client.start();
     });
   }

@@ -1,4 +1,4 @@
-import type { Bus, Subscription } from "@avatar/bus";
+import { type Bus, NoRespondersError, type Subscription } from "@avatar/bus";
 import {
   type ClientFrame,
   ClientFrameSchema,
@@ -10,14 +10,23 @@ import { type Logger, realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import type { RawData, WebSocket } from "ws";
 import { messageFrame } from "./message-frame.js";
+import { type OutboundLimits, OutboundMessages } from "./outbound-messages.js";
 
 export interface ClientSocketOptions {
   bus: Bus;
   log: Logger;
   heartbeatMs: number;
+  /** How long a new socket waits for a worker of its session to acknowledge it (asking again meanwhile). */
   openTimeoutMs: number;
   pingMs: number;
+  /** Client messages kept until a worker acknowledges them. */
+  resendLimits: OutboundLimits;
 }
+
+/** One OPENED request waits at most this long; the socket asks again until openTimeoutMs. */
+const OPEN_ATTEMPT_MS = 2_000;
+/** After "no responders" (nobody runs the session right now: it is moving), ask again after this. */
+const OPEN_RETRY_MS = 250;
 
 /** A client that does not read what it is sent is closed before the gateway holds more than this. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -29,7 +38,12 @@ const MAX_REASON_BYTES = 123;
  * session's worker as a ClientFrame on rt.<id>.in (plus OPENED, HEARTBEAT and CLOSED socket frames),
  * and the worker's ServerFrames on rt.<id>.out for this socket or for all of the session's sockets come
  * back to the client, closing the socket when they say so. Which gateway replica holds the socket does
- * not matter to the worker.
+ * not matter to the worker, nor which worker runs the session: the subjects name only the session.
+ *
+ * Client messages are numbered and kept until a worker acknowledges them, and sent again when the
+ * worker asks (a gap) or no acknowledgement came within a heartbeat: a bus outage or a session moving
+ * to another worker loses none (up to the kept limits, beyond which the client is told). Frames of a
+ * worker that lost the session (an older ownership epoch than one seen) are dropped.
  */
 export class ClientSocket {
   readonly connectionId = crypto.randomUUID();
@@ -39,12 +53,17 @@ export class ClientSocket {
   private awaitingPong = false;
   private endTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly outbound: OutboundMessages;
+  /** The newest ownership epoch seen on the session's frames. */
+  private epoch = 0;
 
   constructor(
     private readonly ws: WebSocket,
     readonly sessionId: string,
     private readonly options: ClientSocketOptions,
-  ) {}
+  ) {
+    this.outbound = new OutboundMessages(options.resendLimits);
+  }
 
   /** Starts relaying; resolves once the worker has acknowledged the socket (or it was closed). */
   async start(): Promise<void> {
@@ -58,25 +77,33 @@ export class ClientSocket {
     this.ws.on("pong", () => {
       this.awaitingPong = false;
     });
-    this.heartbeat = setInterval(
-      () => this.relay({ connection: ConnectionKind.HEARTBEAT }),
-      this.options.heartbeatMs,
-    );
+    this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs);
     this.ping = setInterval(() => this.checkAlive(), this.options.pingMs);
-    try {
-      // Asked, not published: no answer means that no worker runs the session (it died or is gone).
-      await bus.request(
-        realtimeSubjects.clientFrames(this.sessionId),
-        this.frame({ connection: ConnectionKind.OPENED }),
-        {
-          timeoutMs: this.options.openTimeoutMs,
-        },
-      );
-    } catch (err) {
-      if (this.closed) return;
-      this.options.log.warn("no worker acknowledged the event socket", { sessionId: this.sessionId, err });
-      this.sendOwnEvent("session_unavailable", "no pipeline worker runs this session; try again later");
-      this.ws.close(1011, "session unavailable");
+    // Asked, not published: no answer means that no worker runs the session right now (it may be
+    // moving to another worker: ask again until the open timeout).
+    const deadline = Date.now() + this.options.openTimeoutMs;
+    for (;;) {
+      const left = deadline - Date.now();
+      try {
+        await bus.request(
+          realtimeSubjects.clientFrames(this.sessionId),
+          this.socketFrame(ConnectionKind.OPENED),
+          {
+            timeoutMs: Math.max(1, Math.min(OPEN_ATTEMPT_MS, left)),
+          },
+        );
+        return;
+      } catch (err) {
+        if (this.closed || this.endTimer) return;
+        if (Date.now() + OPEN_RETRY_MS < deadline) {
+          if (err instanceof NoRespondersError) await new Promise((r) => setTimeout(r, OPEN_RETRY_MS));
+          continue;
+        }
+        this.options.log.warn("no worker acknowledged the event socket", { sessionId: this.sessionId, err });
+        this.sendOwnEvent("session_unavailable", "no pipeline worker runs this session; try again later");
+        this.ws.close(1011, "session unavailable");
+        return;
+      }
     }
   }
 
@@ -115,14 +142,41 @@ export class ClientSocket {
     const utf8 = Buffer.isBuffer(data)
       ? data
       : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
-    if (!this.publish(messageFrame(this.sessionId, this.connectionId, utf8))) {
+    const { seq, dropped } = this.outbound.add(utf8, Date.now());
+    if (!this.publish(this.messageFrame(seq, utf8))) {
+      this.outbound.unsend(seq);
       this.sendOwnEvent("message_not_relayed", "the message could not be passed on; send it again");
+    }
+    if (dropped > 0) {
+      this.sendOwnEvent(
+        "message_not_relayed",
+        `${dropped} earlier message(s) could not be passed on while the session's server was unreachable; send them again`,
+      );
+    }
+  }
+
+  /** The heartbeat: the socket is still here, and this is the last message sent (and what was missed). */
+  private beat(): void {
+    this.relay(ConnectionKind.HEARTBEAT);
+    if (this.outbound.overdue(Date.now() - this.options.heartbeatMs)) this.resend();
+  }
+
+  private resend(): void {
+    for (const m of this.outbound.resend(Date.now())) {
+      if (!this.publish(this.messageFrame(m.seq, m.utf8))) return;
     }
   }
 
   private deliver(frame: ServerFrame): void {
     if (frame.connectionId && frame.connectionId !== this.connectionId) return;
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    // A worker that lost the session to one with a later epoch reaches its clients no more.
+    if (frame.epoch < this.epoch) return;
+    this.epoch = frame.epoch;
+    if (frame.connectionId && (frame.ackSeq > 0n || frame.resend)) {
+      this.outbound.acknowledge(Number(frame.ackSeq));
+      if (frame.resend) this.resend();
+    }
     if (frame.json) {
       if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
         this.ws.close(1008, "client does not read its events");
@@ -148,13 +202,25 @@ export class ClientSocket {
     clearInterval(this.heartbeat);
     clearInterval(this.ping);
     clearTimeout(this.endTimer);
-    this.relay({ connection: ConnectionKind.CLOSED });
+    this.relay(ConnectionKind.CLOSED);
     void this.subscription?.unsubscribe();
   }
 
   /** A socket frame (OPENED, HEARTBEAT, CLOSED) to the worker. */
-  private relay(fields: MessageInitShape<typeof ClientFrameSchema>): boolean {
-    return this.publish(this.frame(fields));
+  private relay(connection: ConnectionKind): boolean {
+    return this.publish(this.socketFrame(connection));
+  }
+
+  private socketFrame(connection: ConnectionKind): Uint8Array {
+    return this.frame({
+      connection,
+      seq: BigInt(this.outbound.lastSeq),
+      ackedSeq: BigInt(this.outbound.ackedSeq),
+    });
+  }
+
+  private messageFrame(seq: number, utf8: Uint8Array): Uint8Array {
+    return messageFrame(this.sessionId, this.connectionId, utf8, { seq, ackedSeq: this.outbound.ackedSeq });
   }
 
   /** Publishes a frame to the worker; false when the bus refused it (closed, or the frame too large). */

@@ -42,10 +42,17 @@ export interface DurablePublishOptions {
 export interface DurableConsumerOptions {
   /** How long a delivered message may stay unacknowledged before it is delivered again. */
   ackWaitMs?: number;
-  /** Delay before a message whose handler threw is delivered again. */
+  /** Delay before a message whose handler threw is delivered again; it doubles with every failure. */
   retryDelayMs?: number;
-  /** Deliveries after which a message is given up (logged and dropped). */
+  /** The longest delay between two deliveries of a failing message. */
+  maxRetryDelayMs?: number;
+  /**
+   * Deliveries after which a message is given up: it moves to the dead-letter subject (an operator can
+   * list and replay it, dead-letters.ts) and later messages go on.
+   */
   maxDeliver?: number;
+  /** Where given-up messages go; `events.deadletter.<consumer>` by default. */
+  deadLetterSubject?: string;
 }
 
 export interface DurableMessage extends BusMessage {
@@ -54,6 +61,13 @@ export interface DurableMessage extends BusMessage {
 }
 
 export type DurableHandler = (msg: DurableMessage) => void | Promise<void>;
+
+/** A durable event as stored, read without consuming it. */
+export interface StoredMessage extends BusMessage {
+  /** Its position in the events stream. */
+  readonly seq: number;
+  readonly storedAt: Date;
+}
 
 export interface KvEntry {
   value: Uint8Array;
@@ -109,6 +123,14 @@ export interface Bus {
     handler: DurableHandler,
     options?: DurableConsumerOptions,
   ): Promise<Subscription>;
+
+  /**
+   * Durable events stored under `filter` (a subject, wildcards allowed), oldest first from `fromSeq`,
+   * without consuming them: what an operator looks at (dead letters).
+   */
+  readDurable(filter: string, options?: { fromSeq?: number; limit?: number }): Promise<StoredMessage[]>;
+  /** Removes one stored durable event (false when there was none at `seq`). */
+  deleteDurable(seq: number): Promise<boolean>;
 
   kv(bucket: string, options?: KvOptions): Promise<KvStore>;
 

@@ -1,4 +1,12 @@
 export * from "./bus.js";
+export {
+  DEAD_LETTER_FILTER,
+  type DeadLetter,
+  deadLetterHeaders,
+  listDeadLetters,
+  replayDeadLetter,
+} from "./dead-letters.js";
+export { DEFAULT_MAX_DELIVER, deadLetterSubject, retryDelayOf } from "./durable-settings.js";
 export type { BusLogger, BusLogLevel } from "./logger.js";
 export { createMemoryBus, type MemoryBusOptions } from "./memory.js";
 export { connectNatsBus, DEFAULT_NATS_TIMEOUT_MS, type NatsBusOptions } from "./nats.js";

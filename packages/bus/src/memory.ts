@@ -14,9 +14,11 @@ import type {
   MessageHandler,
   ReplyHandler,
   RequestOptions,
+  StoredMessage,
   SubscribeOptions,
   Subscription,
 } from "./bus.js";
+import { deadLetterOf } from "./dead-letters.js";
 import {
   assertConsumerName,
   assertDurableFilter,
@@ -105,15 +107,54 @@ class MemoryBus implements Bus {
     this.#lifecycle.assertOpen();
     assertDurableFilter(subject);
     assertConsumerName(consumer);
-    const settings = consumerSettings(options);
+    const settings = consumerSettings(consumer, options);
     let state = this.#consumers.get(consumer);
     if (state) {
       state.configure(subject, settings);
     } else {
-      state = new MemoryDurableConsumer(this.#log, consumer, subject, settings, this.#logger);
+      state = new MemoryDurableConsumer(
+        this.#log,
+        consumer,
+        subject,
+        settings,
+        this.#logger,
+        (to, msg, err) => {
+          const letter = deadLetterOf(msg, consumer, err);
+          return this.publishDurable(to, letter.data, { headers: letter.headers });
+        },
+      );
       this.#consumers.set(consumer, state);
     }
     return state.attach(handler);
+  }
+
+  async readDurable(
+    filter: string,
+    options: { fromSeq?: number; limit?: number } = {},
+  ): Promise<StoredMessage[]> {
+    this.#lifecycle.assertUsable();
+    assertDurableFilter(filter);
+    const limit = options.limit ?? 100;
+    const out: StoredMessage[] = [];
+    for (
+      let e = this.#log.next(options.fromSeq ?? 1, filter);
+      e && out.length < limit;
+      e = this.#log.next(e.seq + 1, filter)
+    ) {
+      out.push({
+        seq: e.seq,
+        subject: e.subject,
+        data: e.data.slice(),
+        headers: { ...e.headers },
+        storedAt: new Date(e.storedAt),
+      });
+    }
+    return out;
+  }
+
+  async deleteDurable(seq: number): Promise<boolean> {
+    this.#lifecycle.assertUsable();
+    return this.#log.delete(seq);
   }
 
   async kv(bucket: string, options: KvOptions = {}): Promise<KvStore> {

@@ -1,4 +1,6 @@
-import type { Bus, BusMessage, DurableMessage } from "./bus.js";
+import type { Bus, BusHeaders, BusMessage, DurableMessage } from "./bus.js";
+import { deadLetterHeaders } from "./dead-letters.js";
+import { deadLetterSubject } from "./durable-settings.js";
 
 /**
  * Keeps several deployments (or parallel test runs) apart on one NATS server: every subject, durable
@@ -20,6 +22,17 @@ export function withNamespace(bus: Bus, namespace: string): Bus {
         ? s.slice(namespace.length + 1)
         : s;
   const plain = <M extends BusMessage>(msg: M): M => ({ ...msg, subject: unprefix(msg.subject) });
+  // A dead letter names its subject and consumer as the underlying bus saw them.
+  const ownNames = (headers: BusHeaders): BusHeaders => {
+    const out = { ...headers };
+    const subject = out[deadLetterHeaders.subject];
+    if (subject) out[deadLetterHeaders.subject] = unprefix(subject);
+    const consumer = out[deadLetterHeaders.consumer];
+    if (consumer?.startsWith(`${namespace}_`)) {
+      out[deadLetterHeaders.consumer] = consumer.slice(namespace.length + 1);
+    }
+    return out;
+  };
 
   return {
     kind: bus.kind,
@@ -35,8 +48,14 @@ export function withNamespace(bus: Bus, namespace: string): Bus {
         durable(subject),
         `${namespace}_${consumer}`,
         (m: DurableMessage) => handler(plain(m)),
-        options,
+        // Dead letters stay in the namespace, under the consumer's own name.
+        { ...options, deadLetterSubject: durable(options?.deadLetterSubject ?? deadLetterSubject(consumer)) },
       ),
+    readDurable: async (filter, options) =>
+      (await bus.readDurable(durable(filter), options)).map((m) =>
+        plain({ ...m, headers: ownNames(m.headers) }),
+      ),
+    deleteDurable: (seq) => bus.deleteDurable(seq),
     kv: (bucket, options) => bus.kv(`${namespace}_${bucket}`, options),
     close: () => bus.close(),
   };

@@ -21,6 +21,7 @@ import {
   type ReplyHandler,
   type RequestOptions,
   RequestTimeoutError,
+  type StoredMessage,
   type SubscribeOptions,
   type Subscription,
 } from "./bus.js";
@@ -35,9 +36,9 @@ import { Lifecycle } from "./lifecycle.js";
 import { type BusLogger, errorText, stderrLogger } from "./logger.js";
 import { NatsCore } from "./nats/core.js";
 import { type DurableDeps, startDurableConsumer } from "./nats/durable-consumer.js";
-import { isMissingStream } from "./nats/errors.js";
-import { ensureEventsStream } from "./nats/events-stream.js";
-import { toNatsHeaders } from "./nats/headers.js";
+import { isMessageNotFound, isMissingStream } from "./nats/errors.js";
+import { EVENTS_STREAM, ensureEventsStream } from "./nats/events-stream.js";
+import { fromNatsHeaders, toNatsHeaders } from "./nats/headers.js";
 import { openNatsKvStore } from "./nats/kv-store.js";
 import { watchStatus } from "./nats/status.js";
 import { bounded, withTimeout } from "./nats/timeout.js";
@@ -80,6 +81,16 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<Bus> {
   }
 }
 
+function notFoundAsNull(err: unknown): null {
+  if (isMessageNotFound(err)) return null;
+  throw err;
+}
+
+function notFoundAsFalse(err: unknown): false {
+  if (isMessageNotFound(err)) return false;
+  throw err;
+}
+
 /** nats-server's default max_payload, for the moment before the server has sent its INFO. */
 const NATS_DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
@@ -102,7 +113,14 @@ class NatsBus implements Bus {
     this.#core = new NatsCore(nc, logger);
     const js = jetstream(nc, { timeout: timeoutMs });
     this.#kvm = new Kvm(js);
-    this.#durable = { js, jsm, ensureStream: () => this.#ensureStream(), logger, timeoutMs };
+    this.#durable = {
+      js,
+      jsm,
+      ensureStream: () => this.#ensureStream(),
+      publish: (subject, data, headers) => this.publishDurable(subject, data, { headers }),
+      logger,
+      timeoutMs,
+    };
   }
 
   status(): BusStatus {
@@ -172,7 +190,7 @@ class NatsBus implements Bus {
       subject,
       consumer,
       handler,
-      consumerSettings(options),
+      consumerSettings(consumer, options),
     );
     if (this.#lifecycle.closing) {
       // close() began while the consumer was being set up and did not see it.
@@ -186,6 +204,45 @@ class NatsBus implements Bus {
         await worker.unsubscribe();
       },
     };
+  }
+
+  async readDurable(
+    filter: string,
+    options: { fromSeq?: number; limit?: number } = {},
+  ): Promise<StoredMessage[]> {
+    this.#lifecycle.assertUsable();
+    assertDurableFilter(filter);
+    const limit = options.limit ?? 100;
+    const out: StoredMessage[] = [];
+    let seq = Math.max(1, options.fromSeq ?? 1);
+    while (out.length < limit) {
+      // The next message at or after `seq` whose subject matches (STREAM.MSG.GET with next_by_subj).
+      const query = { seq, next_by_subj: filter } as unknown as { seq: number };
+      const stored = await bounded(
+        () => this.jsm.streams.getMessage(EVENTS_STREAM, query).catch(notFoundAsNull),
+        this.timeoutMs,
+        () => new RequestTimeoutError(`read ${filter}`, this.timeoutMs),
+      );
+      if (!stored) break;
+      out.push({
+        seq: stored.seq,
+        subject: stored.subject,
+        data: stored.data,
+        headers: fromNatsHeaders(stored.header),
+        storedAt: stored.time,
+      });
+      seq = stored.seq + 1;
+    }
+    return out;
+  }
+
+  async deleteDurable(seq: number): Promise<boolean> {
+    this.#lifecycle.assertUsable();
+    return bounded(
+      () => this.jsm.streams.deleteMessage(EVENTS_STREAM, seq).catch(notFoundAsFalse),
+      this.timeoutMs,
+      () => new RequestTimeoutError(`delete ${seq}`, this.timeoutMs),
+    );
   }
 
   async kv(bucket: string, options: KvOptions = {}): Promise<KvStore> {

@@ -13,6 +13,7 @@ import {
   NoRespondersError,
   RequestTimeoutError,
 } from "../src/bus.js";
+import { type DeadLetter, listDeadLetters, replayDeadLetter } from "../src/dead-letters.js";
 import type { BusLogger } from "../src/logger.js";
 import { gate, recordingLogger, settledWithin, sleep, str, text, uniqueId, waitFor } from "./support.js";
 
@@ -25,6 +26,16 @@ export interface BusUnderTest {
 
 /** Time for a message that should not arrive to show up anyway; only guards against false passes. */
 const QUIET_MS = 300;
+
+/** A consumer's dead letters once there are `count` (dead letters are stored after the last failure). */
+async function eventuallyList(bus: Bus, consumer: string, count: number): Promise<DeadLetter[]> {
+  let letters: DeadLetter[] = [];
+  await waitFor(`${count} dead letter(s)`, async () => {
+    letters = await listDeadLetters(bus, { consumer });
+    return letters.length === count;
+  });
+  return letters;
+}
 
 export function busContract(name: string, makeBus: () => Promise<BusUnderTest>): void {
   describe(`${name} bus contract`, () => {
@@ -317,14 +328,37 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
         expect(deliveries.length).toBe(2);
       });
 
-      it("are given up after maxDeliver failed deliveries, without blocking later ones", async () => {
+      it("back off: the delay doubles with every failure, up to maxRetryDelayMs", async () => {
+        const at: number[] = [];
+        await bus.consumeDurable(
+          `events.${id}.backoff`,
+          `backoff${id}`,
+          () => {
+            at.push(Date.now());
+            if (at.length < 5) throw new Error("still failing");
+          },
+          { retryDelayMs: 100, maxRetryDelayMs: 300, maxDeliver: 10 },
+        );
+        await bus.publishDurable(`events.${id}.backoff`, text("x"));
+        await waitFor("five deliveries", () => at.length === 5, 10_000);
+        const gaps = at.slice(1).map((t, i) => t - (at[i] ?? 0));
+        expect(gaps[0]).toBeGreaterThanOrEqual(90);
+        expect(gaps[1]).toBeGreaterThanOrEqual(190);
+        expect(gaps[2]).toBeGreaterThanOrEqual(290);
+        expect(gaps[3]).toBeGreaterThanOrEqual(290);
+        expect(gaps[3]).toBeLessThan(1_500);
+      });
+
+      it("move to the dead letters after maxDeliver failed deliveries, without blocking later ones; a replay handles them", async () => {
         let poison = 0;
+        let healed = false;
         const ok: string[] = [];
+        const consumer = `poison${id}`;
         await bus.consumeDurable(
           `events.${id}.poison`,
-          `poison${id}`,
+          consumer,
           (m) => {
-            if (str(m.data) === "poison") {
+            if (str(m.data) === "poison" && !healed) {
               poison++;
               throw new Error("cannot handle");
             }
@@ -332,11 +366,51 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
           },
           { maxDeliver: 2, retryDelayMs: 100 },
         );
-        await bus.publishDurable(`events.${id}.poison`, text("poison"));
+        await bus.publishDurable(`events.${id}.poison`, text("poison"), { headers: { "x-trace": "t1" } });
         await bus.publishDurable(`events.${id}.poison`, text("fine"));
         await waitFor("fine message and both poison deliveries", () => ok.length === 1 && poison === 2);
-        await sleep(1_000);
+        const letters = await eventuallyList(bus, consumer, 1);
+        expect(letters).toMatchObject([
+          { subject: `events.${id}.poison`, consumer, deliveries: 2, error: "cannot handle" },
+        ]);
+        expect(str(letters[0]?.data ?? new Uint8Array())).toBe("poison");
+        expect(letters[0]?.headers).toMatchObject({ "x-trace": "t1" });
+        await sleep(500);
         expect(poison).toBe(2);
+
+        healed = true;
+        expect(await replayDeadLetter(bus, letters[0]?.seq ?? 0)).toBe(true);
+        await waitFor("the replayed message handled", () => ok.includes("poison"));
+        expect(await listDeadLetters(bus, { consumer })).toEqual([]);
+        expect(await replayDeadLetter(bus, letters[0]?.seq ?? 0)).toBe(false);
+      });
+
+      it("can be read under a filter without being consumed, and deleted one by one", async () => {
+        await bus.publishDurable(`events.${id}.read.a`, text("1"));
+        await bus.publishDurable(`events.${id}.other`, text("2"));
+        await bus.publishDurable(`events.${id}.read.b`, text("3"), { headers: { h: "v" } });
+        const read = await bus.readDurable(`events.${id}.read.>`);
+        expect(read.map((m) => [m.subject, str(m.data)])).toEqual([
+          [`events.${id}.read.a`, "1"],
+          [`events.${id}.read.b`, "3"],
+        ]);
+        expect(read[1]?.headers).toMatchObject({ h: "v" });
+        expect(read[0]?.storedAt).toBeInstanceOf(Date);
+        const [first, second] = read;
+        expect(
+          await bus.readDurable(`events.${id}.read.>`, { fromSeq: (first?.seq ?? 0) + 1, limit: 1 }),
+        ).toHaveLength(1);
+        expect(await bus.deleteDurable(first?.seq ?? 0)).toBe(true);
+        expect(await bus.deleteDurable(first?.seq ?? 0)).toBe(false);
+        expect((await bus.readDurable(`events.${id}.read.>`)).map((m) => m.seq)).toEqual([second?.seq]);
+        // A consumer created now does not get the deleted one.
+        const seen: string[] = [];
+        await bus.consumeDurable(`events.${id}.read.>`, `reader${id}`, (m) => {
+          seen.push(str(m.data));
+        });
+        await waitFor("the kept one", () => seen.length === 1);
+        await sleep(QUIET_MS);
+        expect(seen).toEqual(["3"]);
       });
 
       it("are delivered again to another subscription when not completed within ackWaitMs", async () => {

@@ -4,21 +4,25 @@ import { MemoryService } from "@avatar/contracts/memory";
 import { PipelineService } from "@avatar/contracts/pipeline";
 import { SessionsService } from "@avatar/contracts/sessions";
 import { TokensService } from "@avatar/contracts/tokens";
+import { WebhooksService } from "@avatar/contracts/webhooks";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { meterCalls } from "./metrics/connect.js";
 import { forwardRequestId } from "./request-id.js";
+import { traceCalls } from "./tracing/connect.js";
 
 /**
  * Connect clients for service-to-service calls: HTTP/1.1 keep-alive pools (a long-lived HTTP/2
- * connection would pin all traffic from one pod to one peer), binary protobuf, request ids forwarded.
+ * connection would pin all traffic from one pod to one peer), binary protobuf, request ids forwarded,
+ * calls counted and timed, and the trace context sent along (metrics/, tracing/).
  */
 export function connectTransport(baseUrl: string): Transport {
   return createConnectTransport({
     baseUrl,
     httpVersion: "1.1",
     useBinaryFormat: true,
-    interceptors: [forwardRequestId],
+    interceptors: [forwardRequestId, meterCalls, traceCalls],
     defaultTimeoutMs: 15_000,
   });
 }
@@ -34,6 +38,7 @@ export const services = {
   agents: AgentsService,
   memory: MemoryService,
   pipeline: PipelineService,
+  webhooks: WebhooksService,
 } as const;
 
 export type ServiceName = keyof typeof services;

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { meterPool } from "./metrics/db-pool.js";
 
 /**
  * Each service owns one Postgres schema: its pool sets `search_path` to that schema, so its queries
@@ -28,7 +29,12 @@ export function createDb<DB>(options: DbOptions): Kysely<DB> {
     options: `-c search_path=${schema}`,
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // A client losing its connection must not crash the process: an idle one is replaced by the pool, and
+  // one checked out between two queries (a transaction waiting on other work) fails its next query.
   pool.on("error", (err) => options.onError?.(err));
+  meterPool(schema, pool);
+  pool.on("connect", (client) => {
+    client.on("error", (err) => options.onError?.(err));
+  });
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }

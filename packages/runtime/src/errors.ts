@@ -98,3 +98,10 @@ export function issueToJson(issue: ValidationIssue): IssueInput {
 export function errorDetailOf(err: ConnectError): ErrorDetail | undefined {
   return err.findDetails(ErrorDetailSchema)[0];
 }
+
+/**
+ * 503: a dependency this operation needs cannot be reached now; trying again later may work. Unlike an
+ * unexpected failure, its message is written for API users and the gateway shows it.
+ */
+export const unavailable = (message: string, detail?: DetailInput) =>
+  domainError(Code.Unavailable, message, detail);

@@ -2,6 +2,7 @@ import { connectBus } from "./bus.js";
 import { createClients } from "./clients.js";
 import { ConfigError } from "./config.js";
 import { createLogger, type Logger } from "./log.js";
+import { startObservability } from "./observability.js";
 import { readProcessConfig, serviceUrlsFrom } from "./process-config.js";
 import { listen } from "./server.js";
 import { type ServiceModule, startService } from "./service.js";
@@ -23,7 +24,13 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
     process.exit(2);
   }
   const log = createLogger({ level: config.LOG_LEVEL, fields: { process: module.name } });
-  const { bus, running } = await startOrExit(log, async () => {
+  const { bus, running, observability } = await startOrExit(log, async () => {
+    const observability = await startObservability({
+      name: module.name,
+      metricsPort: config.METRICS_PORT,
+      host: config.HOST,
+      log,
+    });
     const bus = await connectBus(
       { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
       module.name,
@@ -40,11 +47,12 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
       listening,
     });
     log.info("listening", { url: listening.url });
-    return { bus, running };
+    return { bus, running, observability };
   });
   onShutdownSignal(log, async () => {
     await running.stop();
     await bus.close();
+    await observability.stop();
   });
 }
 

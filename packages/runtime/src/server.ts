@@ -2,8 +2,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { isDatabaseUnavailable } from "./db-errors.js";
 import type { Logger } from "./log.js";
+import { meterServedCalls } from "./metrics/connect.js";
+import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
 import { serveRequestId } from "./request-id.js";
+import { traceServedCalls } from "./tracing/connect.js";
 
 /** What a service's build() returns: its Connect routes plus optional background work. */
 export interface ServiceApp {
@@ -17,7 +21,10 @@ export interface ServiceApp {
   ready?(): Promise<boolean>;
 }
 
-/** Unexpected errors are logged with their stack and reach the caller as a bare internal error. */
+/**
+ * Unexpected errors are logged with their stack and reach the caller as a bare internal error; a
+ * database that cannot be reached is Unavailable (temporary), whichever handler met it.
+ */
 function logUnexpected(log: Logger): Interceptor {
   return (next) => async (req) => {
     try {
@@ -29,24 +36,33 @@ function logUnexpected(log: Logger): Interceptor {
         }
         throw err;
       }
+      if (isDatabaseUnavailable(err)) {
+        log.warn("rpc failed: the database is unavailable", { procedure: req.url, err });
+        throw new ConnectError("database unavailable", Code.Unavailable);
+      }
       log.error("rpc failed unexpectedly", { procedure: req.url, err });
       throw new ConnectError("internal error", Code.Internal);
     }
   };
 }
 
-export function connectInterceptors(log: Logger): Interceptor[] {
-  return [serveRequestId, logUnexpected(log)];
+/** Every served call: its request id, its trace span, its metrics, and unexpected errors logged. */
+export function connectInterceptors(log: Logger, service: string): Interceptor[] {
+  return [serveRequestId, traceServedCalls(service), meterServedCalls(service), logUnexpected(log)];
 }
 
-/** The request handler of a service: Connect on its routes, /healthz and /readyz beside them. */
+/**
+ * The request handler of a service: Connect on its routes, /healthz, /readyz and /metrics beside them
+ * (a service's port is internal; the public gateway never forwards to it).
+ */
 export function serviceHandler(app: ServiceApp, log: Logger): http.RequestListener {
   return connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: connectInterceptors(log),
+    interceptors: connectInterceptors(log, app.name),
     fallback: (req, res) => {
       const path = req.url?.split("?")[0];
       if (path === "/healthz") return void respondHealth(res, true);
+      if (path === METRICS_PATH) return respondMetrics(res);
       if (path === "/readyz") {
         void (app.ready ? app.ready().catch(() => false) : Promise.resolve(true)).then((ok) =>
           respondHealth(res, ok),

@@ -39,6 +39,18 @@ export class InvalidSessionTokenError extends Error {
   }
 }
 
+/** One jose key set per key set object: it imports each key once, not on every verification. */
+const localKeySets = new WeakMap<JSONWebKeySet, ReturnType<typeof createLocalJWKSet>>();
+
+function localKeySet(keys: JSONWebKeySet): ReturnType<typeof createLocalJWKSet> {
+  let set = localKeySets.get(keys);
+  if (!set) {
+    set = createLocalJWKSet(keys);
+    localKeySets.set(keys, set);
+  }
+  return set;
+}
+
 /**
  * Verifies signature, issuer, audience and expiry against a key set; throws InvalidSessionTokenError.
  * `now` is the caller's clock, the one its tokens are minted on (no default: a verifier on the machine's
@@ -50,7 +62,7 @@ export async function verifySessionToken(
   now: Date,
 ): Promise<SessionTokenClaims> {
   try {
-    const { payload } = await jwtVerify(token, createLocalJWKSet(keys), {
+    const { payload } = await jwtVerify(token, localKeySet(keys), {
       issuer: SESSION_TOKEN_ISSUER,
       audience: SESSION_TOKEN_AUDIENCE,
       algorithms: [SESSION_TOKEN_ALG],

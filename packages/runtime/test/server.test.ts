@@ -2,8 +2,11 @@ import { CatalogService } from "@avatar/contracts/catalog";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectClient } from "../src/clients.js";
+import { createDb } from "../src/db.js";
+import { isDatabaseUnavailable } from "../src/db-errors.js";
 import { errorDetailOf, notFound } from "../src/errors.js";
 import { type Logger, runWithRequestContext } from "../src/log.js";
+import { freePort } from "../src/net.js";
 import { REQUEST_ID_HEADER } from "../src/request-id.js";
 import { type Listening, listen, type ServiceApp, serviceHandler } from "../src/server.js";
 import { collectingLogger, type Gate, gate, settledWithin, waitFor } from "./support.js";
@@ -23,12 +26,16 @@ interface Harness {
 }
 
 const running: Listening[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((l) => l.close(1_000)));
+  for (const c of cleanups.splice(0)) await c();
 });
 
 async function startHarness(options: { withReady?: boolean } = {}): Promise<Harness> {
   const { log, records } = collectingLogger();
+  const deadDb = createDb({ url: `postgres://nobody@127.0.0.1:${await freePort()}/none`, schema: "x" });
+  cleanups.push(() => deadDb.destroy());
   const slow = gate();
   let started = false;
   const ready: Harness["ready"] = { value: true };
@@ -53,6 +60,11 @@ async function startHarness(options: { withReady?: boolean } = {}): Promise<Harn
         },
         listVoices() {
           throw new ConnectError("upstream broke", Code.Internal);
+        },
+        async getVoice() {
+          // A database nobody listens for: its connection is refused.
+          await deadDb.selectNoFrom((eb) => eb.lit(1).as("one")).execute();
+          return {};
         },
       }),
   };
@@ -188,6 +200,16 @@ describe("serviceHandler over HTTP", () => {
     expect(h.records().filter((r) => r.level === "error")).toEqual([]);
   });
 
+  it("answers Unavailable (not Internal) when the database cannot be reached", async () => {
+    const h = await startHarness();
+    const client = connectClient(CatalogService, h.listening.url);
+    const err = await caught(client.getVoice({ voiceId: "v" }));
+    expect(err.code).toBe(Code.Unavailable);
+    expect(h.records().find((r) => r.msg === "rpc failed: the database is unavailable")).toMatchObject({
+      level: "warn",
+    });
+  });
+
   it("logs Connect errors that are internal failures", async () => {
     const h = await startHarness();
     const client = connectClient(CatalogService, h.listening.url);
@@ -236,5 +258,20 @@ describe("close", () => {
     const h = await startHarness();
     await h.listening.close();
     await h.listening.close();
+  });
+});
+
+describe("isDatabaseUnavailable", () => {
+  const pgError = (code: string, message = "x") => Object.assign(new Error(message), { code });
+  it("knows connection failures, shutdowns and broken connections from refused queries", () => {
+    for (const code of ["ECONNREFUSED", "08006", "08001", "57P01", "57P03", "53300"]) {
+      expect(isDatabaseUnavailable(pgError(code)), code).toBe(true);
+    }
+    expect(isDatabaseUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isDatabaseUnavailable(new AggregateError([pgError("ECONNREFUSED")], "both refused"))).toBe(true);
+    for (const code of ["42601", "23505", "22P02"])
+      expect(isDatabaseUnavailable(pgError(code)), code).toBe(false);
+    expect(isDatabaseUnavailable(new TypeError("undefined is not a function"))).toBe(false);
+    expect(isDatabaseUnavailable("ECONNREFUSED")).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startEmbeddedPostgres } from "@avatar/runtime";
+import { startEmbeddedPostgres } from "@avatar/embedded-postgres";
 import type { TestProject } from "vitest/node";
 
 /**

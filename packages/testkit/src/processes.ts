@@ -13,9 +13,23 @@ export interface SpawnedProcess {
   stop(graceMs?: number): Promise<number | null>;
 }
 
-/** Runs one of the suite's entry points (`services/catalog/src/main.ts`, ...) as its own Node process. */
-export function spawnEntry(name: string, entry: string, env: Record<string, string>): SpawnedProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+/** The bundle `pnpm build` makes of an entry point: `services/catalog/src/main.ts` -> `services/catalog/dist/main.js`. */
+export function builtEntry(entry: string): string {
+  return entry.replace(/\/src\/main\.ts$/, "/dist/main.js");
+}
+
+/**
+ * Runs one of the suite's entry points as its own Node process: a source file (`services/catalog/src/main.ts`)
+ * through tsx, a built one (`services/catalog/dist/main.js`) as it is.
+ */
+export function spawnEntry(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): SpawnedProcess {
+  const args = [...nodeArgs, ...(entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry])];
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -43,8 +57,13 @@ export function spawnEntry(name: string, entry: string, env: Record<string, stri
   };
 }
 
-/** Polls `url` until it answers 200 (or the process exits, or the time runs out). */
-export async function waitForReady(url: string, proc: SpawnedProcess, timeoutMs = 30_000): Promise<void> {
+/** Polls `url` every `pollMs` until it answers 200 (or the process exits, or the time runs out). */
+export async function waitForReady(
+  url: string,
+  proc: SpawnedProcess,
+  timeoutMs = 30_000,
+  pollMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited early:\n${proc.output()}`);
@@ -53,7 +72,7 @@ export async function waitForReady(url: string, proc: SpawnedProcess, timeoutMs 
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
   throw new Error(`${proc.name} not ready at ${url} after ${timeoutMs} ms:\n${proc.output()}`);
 }

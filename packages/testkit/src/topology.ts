@@ -8,31 +8,53 @@ export interface ProcessSpec {
   /** The other processes find it at `<NAME>_URL` (a service they call over Connect). */
   service?: boolean;
   env?: Record<string, string>;
+  /** Its port (a free one when absent). */
+  port?: number;
 }
 
 export interface Topology {
   /** `http://127.0.0.1:<port>` of a process. */
   url(name: string): string;
+  /** `http://127.0.0.1:<port>/metrics`: each process serves its metrics on a port of its own (METRICS_PORT). */
+  metricsUrl(name: string): string;
   process(name: string): SpawnedProcess;
   readonly processes: readonly SpawnedProcess[];
+  /** Starts a process again (after it was killed or stopped) as it was started; resolves once it is ready. */
+  restart(name: string, readyTimeoutMs?: number): Promise<SpawnedProcess>;
   /** Every service's `<NAME>_URL`. */
   readonly serviceUrls: Record<string, string>;
+  /** Milliseconds from spawning each process to its first 200 on `/readyz`. */
+  readonly readyMs: Record<string, number>;
   /** SIGTERM to each process, last started first; their exit codes by name. */
   stop(): Promise<Record<string, number | null>>;
 }
 
+export interface TopologyOptions {
+  readyTimeoutMs?: number;
+  /** Starts each process once the one before it is ready, so that start-up times do not overlap. */
+  oneAtATime?: boolean;
+  /** Options for every process's `node` (e.g. --cpu-prof, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
+}
+
 /**
  * Starts the given entry points as separate processes on free loopback ports, as a deployment runs them:
- * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and extra env; resolves
+ * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and `METRICS_PORT` and
+ * extra env; resolves
  * once all answer `/readyz` (rejects with a process's output when it exits or is not ready in time).
  */
 export async function spawnTopology(
   specs: ProcessSpec[],
   sharedEnv: Record<string, string>,
-  readyTimeoutMs = 90_000,
+  options: TopologyOptions = {},
 ): Promise<Topology> {
+  const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
   const ports = new Map<string, number>();
-  for (const spec of specs) ports.set(spec.name, await freePort());
+  const metricsPorts = new Map<string, number>();
+  for (const spec of specs) {
+    ports.set(spec.name, spec.port ?? (await freePort()));
+    metricsPorts.set(spec.name, await freePort());
+  }
   const url = (name: string) => {
     const port = ports.get(name);
     if (port === undefined) throw new Error(`no process named ${name}`);
@@ -41,24 +63,50 @@ export async function spawnTopology(
   const serviceUrls = Object.fromEntries(
     specs.filter((s) => s.service).map((s) => [`${s.name.toUpperCase()}_URL`, url(s.name)]),
   );
-  const processes = specs.map((spec) =>
-    spawnEntry(spec.name, spec.entry, {
-      ...sharedEnv,
-      ...serviceUrls,
-      PORT: String(ports.get(spec.name)),
-      HOST: "127.0.0.1",
-      ...spec.env,
-    }),
-  );
+  const processes: SpawnedProcess[] = [];
+  const readyMs: Record<string, number> = {};
+  const spawn = (spec: ProcessSpec) =>
+    spawnEntry(
+      spec.name,
+      spec.entry,
+      {
+        ...sharedEnv,
+        ...serviceUrls,
+        PORT: String(ports.get(spec.name)),
+        METRICS_PORT: String(metricsPorts.get(spec.name)),
+        HOST: "127.0.0.1",
+        ...spec.env,
+      },
+      options.nodeArgs,
+    );
+  const start = async (spec: ProcessSpec) => {
+    const t0 = performance.now();
+    const p = spawn(spec);
+    processes.push(p);
+    await waitForReady(`${url(p.name)}/readyz`, p, readyTimeoutMs, options.oneAtATime ? 5 : 100);
+    readyMs[p.name] = performance.now() - t0;
+  };
   const topology: Topology = {
     url,
+    metricsUrl: (name) => `http://127.0.0.1:${metricsPorts.get(name)}/metrics`,
     process: (name) => {
       const found = processes.find((p) => p.name === name);
       if (!found) throw new Error(`no process named ${name}`);
       return found;
     },
     processes,
+    restart: async (name, timeoutMs = readyTimeoutMs) => {
+      const index = processes.findIndex((p) => p.name === name);
+      const spec = specs.find((s) => s.name === name);
+      if (index < 0 || !spec) throw new Error(`no process named ${name}`);
+      await processes[index]?.stop();
+      const started = spawn(spec);
+      processes[index] = started;
+      await waitForReady(`${url(name)}/readyz`, started, timeoutMs);
+      return started;
+    },
     serviceUrls,
+    readyMs,
     stop: async () => {
       const codes: Record<string, number | null> = {};
       for (const p of [...processes].reverse()) codes[p.name] = await p.stop();
@@ -66,7 +114,8 @@ export async function spawnTopology(
     },
   };
   try {
-    await Promise.all(processes.map((p) => waitForReady(`${url(p.name)}/readyz`, p, readyTimeoutMs)));
+    if (options.oneAtATime) for (const spec of specs) await start(spec);
+    else await Promise.all(specs.map(start));
   } catch (err) {
     await topology.stop();
     throw err;

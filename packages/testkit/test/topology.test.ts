@@ -6,7 +6,7 @@ describe("spawnTopology", () => {
     const refused = spawnTopology(
       [{ name: "catalog", entry: "services/catalog/src/main.ts", env: { PORT: "not-a-port" } }],
       { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" },
-      30_000,
+      { readyTimeoutMs: 30_000 },
     );
     await expect(refused).rejects.toThrow(/catalog exited early:[\s\S]*PORT/);
   }, 60_000);

@@ -15,6 +15,8 @@ export type EndAvatarSessions = (req: {
 
 export interface AvatarWriteDeps {
   endAvatarSessions?: EndAvatarSessions;
+  /** Tells the processes that cache avatars (the tokens service) that one changed. */
+  avatarChanged?: (avatarId: string) => void;
   log: Logger;
 }
 
@@ -47,6 +49,7 @@ export function avatarWriteRpcs(db: Kysely<CatalogDatabase>, deps: AvatarWriteDe
       // An empty change answers the avatar as it is, without touching updated_at.
       if (Object.keys(changes).length === 0) return { avatar: avatarToProto(current) };
       if (!(await repo.updateAvatar(db, req.spaceId, current.id, changes))) throw gone();
+      deps.avatarChanged?.(current.id);
       const row = await repo.findAvatar(db, current.id);
       if (!row) throw gone();
       return { avatar: avatarToProto(row) };
@@ -55,6 +58,7 @@ export function avatarWriteRpcs(db: Kysely<CatalogDatabase>, deps: AvatarWriteDe
     async deleteAvatar(req) {
       const current = await ownAvatar(req.spaceId, req.avatarId);
       if (!(await repo.markAvatarDeleted(db, req.spaceId, current.id))) throw gone();
+      deps.avatarChanged?.(current.id);
       await endSessionsOn(current.id, deps);
       const row = await repo.findAvatar(db, current.id);
       if (!row) throw gone();

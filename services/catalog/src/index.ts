@@ -1,11 +1,18 @@
 import { CatalogService } from "@avatar/contracts/catalog";
-import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import {
+  cacheInvalidations,
+  publishInvalidation,
+  type ServiceApp,
+  type ServiceDeps,
+  type ServiceModule,
+} from "@avatar/runtime";
 import { migrations } from "./migrations/index.js";
 import type { CatalogDatabase } from "./schema.js";
 import { readCatalogFile, seedCatalog } from "./seed.js";
 import { catalogService } from "./service.js";
 
 export type { AvatarWriteDeps, EndAvatarSessions } from "./avatar-writes.js";
+export { lookSeedOf } from "./look-seed.js";
 export type { CatalogDatabase } from "./schema.js";
 export { type CatalogFile, readCatalogFile, type SeedAvatar } from "./seed.js";
 export { catalogService } from "./service.js";
@@ -21,6 +28,7 @@ export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<Service
         catalogService(deps.db, {
           // Resolved at call time: a catalog process without SESSIONS_URL still serves everything else.
           endAvatarSessions: (req) => deps.clients.sessions.endAvatarSessions(req),
+          avatarChanged: (avatarId) => publishInvalidation(deps.bus, cacheInvalidations.avatars, avatarId),
           log: deps.log,
         }),
       ),

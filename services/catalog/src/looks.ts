@@ -14,20 +14,21 @@ import {
   renderPoster,
   resolveLookParams,
   sharedLookWorkers,
-} from "@avatar/media";
+} from "@avatar/media/looks";
 import { conflict, invalidRequest } from "@avatar/runtime";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { cacheGeneratedLook, findLook, type LookInput } from "./look-repository.js";
-import type { AvatarRow, CatalogDatabase, LookSeedFields } from "./schema.js";
+import { lookSeedFields } from "./look-seed.js";
+import type { AvatarRow, CatalogDatabase } from "./schema.js";
 
 /**
  * Avatars' looks: what an import gives (a finished look, checked here, or a seed), what the renderer
  * reads (GetAvatarLook; a seed's look is generated on first read and kept until the generator changes),
- * and posters. An avatar
- * imported without a look gets one generated from its id, so every avatar can be rendered unless its
- * uploaded look cannot; that one is INIT with the reason in error_message.
+ * and posters (generated and rendered in a look worker thread). An avatar imported without a look gets
+ * one generated from its id, so every avatar can be rendered unless its uploaded look cannot; that one
+ * is INIT with the reason in error_message.
  */
 
 /** The look an import asks for; `invalid` carries why an uploaded look cannot be rendered. */
@@ -35,16 +36,8 @@ export function lookInputOf(source: AvatarLookSource | undefined, where: string)
   const given = source?.source;
   if (!given || given.case === undefined) return undefined;
   if (given.case === "seed") {
-    const fields: LookSeedFields = {
-      seed: given.value.seed,
-      presentation: given.value.presentation,
-      skin_tone: given.value.skinTone,
-      hair_style: given.value.hairStyle,
-      hair_color: given.value.hairColor,
-      outfit: given.value.outfit,
-      background: given.value.background,
-    };
-    if (fields.seed === "")
+    const fields = lookSeedFields(given.value);
+    if (!fields.seed)
       throw invalidRequest(`${where}: look seed must not be empty`, { field: "look_source.seed" });
     try {
       resolveLookParams(lookRequestOf(fields));
@@ -54,7 +47,6 @@ export function lookInputOf(source: AvatarLookSource | undefined, where: string)
       }
       throw err;
     }
-    for (const key of Object.keys(fields)) if (fields[key] === "") delete fields[key];
     return { kind: "seed", seed: fields };
   }
   try {

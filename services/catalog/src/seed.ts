@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type Kysely, sql } from "kysely";
+import bundledCatalog from "../seed/catalog.json" with { type: "json" };
 import { findLook, saveLook } from "./look-repository.js";
 import { replaceLanguages, replaceLlmModels, saveAvatar, saveVoice } from "./repository.js";
 import type { CatalogDatabase, LookSeedFields } from "./schema.js";
@@ -36,9 +37,12 @@ export interface SeedAvatar {
   look?: LookSeedFields;
 }
 
-export const defaultCatalogPath = new URL("../seed/catalog.json", import.meta.url);
-
-export function readCatalogFile(path: string | URL = defaultCatalogPath): CatalogFile {
+/**
+ * The catalog file at `path` (CATALOG_FILE), else the one of this repository, which is part of the code
+ * (a bundle of `pnpm build` carries it, wherever it runs from).
+ */
+export function readCatalogFile(path?: string | URL): CatalogFile {
+  if (path === undefined) return structuredClone(bundledCatalog) as CatalogFile;
   return JSON.parse(readFileSync(path, "utf8")) as CatalogFile;
 }
 

@@ -145,6 +145,7 @@ export function catalogService(
           if (row) saved.push(avatarToProto(row));
         }
       });
+      for (const a of saved) writes.avatarChanged?.(a.id);
       return { avatars: saved };
     },
   };

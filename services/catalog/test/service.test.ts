@@ -1,5 +1,5 @@
 import { AvatarStatus, CatalogService, VoiceType } from "@avatar/contracts/catalog";
-import { errorDetailOf } from "@avatar/runtime";
+import { errorDetailOf, silentLogger } from "@avatar/runtime";
 import { callDirectly } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -354,6 +354,18 @@ describe("importAvatars", () => {
     expect((await catalog.listAvatars({ spaceId: SPACE_A })).avatars.map((a) => a.id)).toEqual([
       res.avatars[1]?.id,
     ]);
+  });
+
+  it("tells the processes that cache avatars which ones an import, an update and a delete changed", async () => {
+    const changed: string[] = [];
+    const writes = { log: silentLogger, avatarChanged: (id: string) => changed.push(id) };
+    const tracked = callDirectly(CatalogService, catalogService(t.db, writes));
+    const res = await tracked.importAvatars({ avatars: [avatar(), avatar({ spaceId: SPACE_A })] });
+    const [pub, own] = res.avatars.map((a) => a.id);
+    expect(changed).toEqual([pub, own]);
+    await tracked.updateAvatar({ spaceId: SPACE_A, avatarId: own ?? "", name: "Renamed" });
+    await tracked.deleteAvatar({ spaceId: SPACE_A, avatarId: own ?? "" });
+    expect(changed).toEqual([pub, own, own, own]);
   });
 
   it("accepts the space's own private voice and rejects another space's or an unknown one as NotFound", async () => {

@@ -1,4 +1,4 @@
-import type { Bus, Subscription } from "@avatar/bus";
+import type { Bus, DurableConsumerOptions, Subscription } from "@avatar/bus";
 import type { SessionEnded } from "@avatar/contracts/sessions";
 import { consumeEvent, topics } from "@avatar/runtime";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -36,11 +36,15 @@ export async function handleSessionEnded(ctx: MemoryContext, event: SessionEnded
   }
 }
 
-/** Consumes events.sessions.ended as consumer "memory" (replicas share the work). */
+/**
+ * Consumes events.sessions.ended as consumer "memory" (replicas share the work). A failing event is
+ * retried with growing delays for longer than the outage a dependency may have (the bus's defaults),
+ * then kept as a dead letter for an operator to replay; it is never dropped.
+ */
 export function consumeSessionEnded(
   bus: Bus,
   ctx: MemoryContext,
-  options?: { retryDelayMs?: number },
+  options?: DurableConsumerOptions,
 ): Promise<Subscription> {
   return consumeEvent(
     bus,

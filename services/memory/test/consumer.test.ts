@@ -1,4 +1,4 @@
-import { createMemoryBus } from "@avatar/bus";
+import { createMemoryBus, type DeadLetter, listDeadLetters, replayDeadLetter } from "@avatar/bus";
 import { SessionMode } from "@avatar/contracts/common";
 import { MemoryService } from "@avatar/contracts/memory";
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
@@ -6,7 +6,7 @@ import { publishEvent, topics } from "@avatar/runtime";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { consumeSessionEnded, handleSessionEnded } from "../src/consumer.js";
+import { CONSUMER_NAME, consumeSessionEnded, handleSessionEnded } from "../src/consumer.js";
 import { memoryService } from "../src/service.js";
 import {
   clearMemories,
@@ -139,6 +139,38 @@ describe("consumeSessionEnded on the bus", () => {
       const list = await episodes(memoryId);
       expect(list.map((e) => e.sessionId).slice(1)).toEqual([s2.id, s3.id, marker.id]);
       expect(list.map((e) => e.sequenceNum)).toEqual([1, 2, 3, 4]);
+    } finally {
+      await sub.unsubscribe();
+      await bus.close();
+    }
+  });
+});
+
+describe("a session-ended event whose dependency stays down", () => {
+  it("is kept as a dead letter after its retries, not dropped, and its replay adds the episode", async () => {
+    const bus = createMemoryBus({ logger: () => {} });
+    const sub = await consumeSessionEnded(bus, h.ctx, { retryDelayMs: 5, maxDeliver: 3 });
+    try {
+      const memoryId = await seededMemory();
+      const s2 = h.sessions.add({ id: uuid(), spaceId: SPACE_A, memoryId }, [["user", "Back about trains."]]);
+      h.sessions.failWith = new ConnectError("sessions down", Code.Unavailable);
+      await publishEvent(bus, topics.sessionEnded, ended(s2), s2.id);
+      let letters: DeadLetter[] = [];
+      await until(async () => {
+        letters = await listDeadLetters(bus, { consumer: CONSUMER_NAME });
+        return letters.length === 1;
+      });
+      expect(letters[0]).toMatchObject({ subject: topics.sessionEnded.subject, deliveries: 3 });
+      expect(letters[0]?.error).toContain("sessions down");
+      h.sessions.failWith = undefined;
+      // The outbox publishing it again under its message id is discarded as a duplicate: the dead
+      // letter is what keeps it.
+      await publishEvent(bus, topics.sessionEnded, ended(s2), s2.id);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await episodes(memoryId)).toHaveLength(1);
+      expect(await replayDeadLetter(bus, letters[0]?.seq ?? 0)).toBe(true);
+      await until(async () => (await episodes(memoryId)).length === 2);
+      expect(await listDeadLetters(bus)).toEqual([]);
     } finally {
       await sub.unsubscribe();
       await bus.close();

@@ -6,6 +6,8 @@ import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
 import { avatarMediaFactory } from "./media/media-factory.js";
 import type { SessionMediaFactory } from "./media/session-media.js";
+import { TransportAPublishing } from "./media/transport-a.js";
+import { meterWorker } from "./metrics/pipeline-metrics.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
 import type { SessionProvidersFactory } from "./providers/session-providers.js";
@@ -16,6 +18,11 @@ import { readPipelineSettings } from "./settings.js";
 import { WorkerRegistry } from "./worker/registry.js";
 import { PipelineWorker } from "./worker/worker.js";
 
+export {
+  type PublishRequest,
+  type TransportAPublication,
+  TransportAPublishing,
+} from "./media/transport-a.js";
 export { type PipelineSettings, pipelineSettings } from "./settings.js";
 
 // biome-ignore lint/complexity/noBannedTypes: the pipeline keeps no tables
@@ -34,6 +41,8 @@ export interface PipelineOptions {
 export interface PipelineApp extends ServiceApp {
   worker: PipelineWorker;
   registry: WorkerRegistry;
+  /** Publishing sessions' media into transportA rooms (`publish` with a session's frame stream). */
+  transportA: TransportAPublishing;
 }
 
 /**
@@ -49,6 +58,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
   const lite = options.modes?.LITE ?? liteMode(providers, clock);
   const full = options.modes?.FULL ?? createFullMode({ providers, clients: deps.clients, env: deps.env });
   const modeFor = (config: SessionConfig) => (config.mode === SessionMode.LITE ? lite : full);
+  const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());
   const worker = new PipelineWorker({
     bus: deps.bus,
     sessions: deps.clients.sessions,
@@ -59,21 +69,35 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     modeFor,
     media:
       options.media ??
-      avatarMediaFactory({ catalog: deps.clients.catalog, env: deps.env, mediaOn: settings.PIPELINE_MEDIA }),
+      avatarMediaFactory({
+        catalog: deps.clients.catalog,
+        env: deps.env,
+        mediaOn: settings.PIPELINE_MEDIA,
+        transportA,
+      }),
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
+  let unmeter: (() => void) | undefined;
   return {
     name: "pipeline",
     worker,
     registry,
+    transportA,
     routes: (router) => router.service(PipelineService, pipelineService(registry)),
     start: async () => {
       registry.start();
       worker.start();
+      unmeter = meterWorker({
+        id: workerId,
+        capacity: settings.PIPELINE_CAPACITY,
+        running: () => worker.sessionIds.length,
+      });
     },
     stop: async () => {
+      unmeter?.();
       await worker.stop();
       await registry.stop();
+      await transportA.close();
     },
   };
 }

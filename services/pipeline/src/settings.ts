@@ -6,8 +6,11 @@ export const pipelineSettings = {
   PIPELINE_WORKER_ID: env.optionalString(),
   /** Sessions this worker runs at once; an assignment beyond it is answered "full". */
   PIPELINE_CAPACITY: env.int({ default: 400, min: 1, max: 100_000 }),
-  /** How often the worker publishes its heartbeat (the sessions service's PIPELINE_WORKER_TIMEOUT_MS is 3x). */
-  PIPELINE_HEARTBEAT_MS: env.int({ default: 5_000, min: 20, max: 60_000 }),
+  /**
+   * How often the worker renews its leases with a heartbeat (the sessions service's
+   * PIPELINE_WORKER_TIMEOUT_MS, after which a silent worker's sessions move, is 3x).
+   */
+  PIPELINE_HEARTBEAT_MS: env.int({ default: 2_000, min: 20, max: 60_000 }),
   /** A session nobody connects to this long after its start ends with USER_DISCONNECTED. */
   PIPELINE_CONNECT_GRACE_MS: env.int({ default: 60_000, min: 50, max: 3_600_000 }),
   /** A session whose last socket closed ends with USER_DISCONNECTED unless a client reconnects in time. */

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { TranscriptEntrySchema } from "@avatar/contracts/sessions";
+import { create } from "@bufbuild/protobuf";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ChatCompletionsServer } from "../../../packages/providers/test/servers/chat-completions-server.js";
 import { VendorATtsServer } from "../../../packages/providers/test/servers/vendor-a-tts-server.js";
@@ -147,6 +149,28 @@ describe("avatar.say answers through the language model", () => {
       { role: "user", content: "What do I like?" },
     ]);
     expect(chat.requests[first]?.body?.model).toBe("gpt-5.4-nano");
+  });
+
+  it("goes on from the transcript in a session taken over, without speaking the opening text again", async () => {
+    const s = session({ openingText: "Welcome back to the shop." });
+    s.resumed = {
+      transcript: [
+        { role: "user", transcript: "My name is Ada.", entryId: "t1" },
+        { role: "avatar", transcript: "Nice to meet you, Ada.", entryId: "t2" },
+      ].map((e) => create(TranscriptEntrySchema, e)),
+    };
+    const mode = run(s);
+    const first = chat.requests.length;
+    chat.enqueue({ kind: "stream", pieces: ["You are Ada."] });
+    mode.handle(clientEvent("avatar.say", { text: "What is my name?" }));
+    await s.waitFor("avatar.speak_ended");
+    expect(messagesOf(first)?.slice(1)).toEqual([
+      { role: "user", content: "My name is Ada." },
+      { role: "assistant", content: "Nice to meet you, Ada." },
+      { role: "user", content: "What is my name?" },
+    ]);
+    const spoken = s.events.filter((e) => e.type === "avatar.transcription").map((e) => e.text);
+    expect(spoken).toEqual(["You are Ada."]);
   });
 
   it("goes on without memory when the memory service fails (one warning)", async () => {

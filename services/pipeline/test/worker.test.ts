@@ -4,6 +4,7 @@ import { SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import {
   AssignSessionRequestSchema,
   AssignSessionResponseSchema,
+  WorkerHeartbeatAckSchema,
   WorkerHeartbeatSchema,
 } from "@avatar/contracts/pipeline";
 import {
@@ -56,11 +57,19 @@ function rig() {
       config: create(SessionConfigSchema, { mode: SessionMode.LITE }),
     }),
     endSession: async (req: { sessionId: string; reason: SessionEndReason }) => {
+      calls.push(`end ${req.sessionId}`);
       const s = sessions.get(req.sessionId);
       if (s) Object.assign(s, { state: SessionState.ENDED, endReason: req.reason });
       return { session: s };
     },
+    releaseSession: async (req: { sessionId: string; workerId: string; pipelineEpoch: number }) => {
+      calls.push(`release ${req.sessionId} by ${req.workerId} #${req.pipelineEpoch}`);
+      return { session: sessions.get(req.sessionId), workerId: "w2" };
+    },
+    reportConnectionState: async (req: { sessionId: string }) => ({ session: sessions.get(req.sessionId) }),
+    getTranscript: async () => ({ sessionActive: true, entries: [], nextTimestamp: 0n }),
   } as unknown as Client<typeof SessionsService>;
+  const calls: string[] = [];
   const mode: ModeHandler = {
     accepts: new Set(),
     onConnected: () => {},
@@ -90,12 +99,48 @@ function rig() {
     sessions.set(s.id, s);
     return s;
   };
-  const assign = async (sessionId: string) => {
-    const req = toBinary(AssignSessionRequestSchema, create(AssignSessionRequestSchema, { sessionId }));
+  /** A session this worker started and runs, under `epoch`. */
+  const running = async (epoch = 1) => {
+    const s = newSession();
+    await assign(s.id);
+    Object.assign(s, { state: SessionState.STARTED, pipelineWorkerId: "w1", pipelineEpoch: epoch });
+    clock.advance(500);
+    await flush();
+    return s;
+  };
+  /** The sessions service's side of heartbeats: records each, answers `lost`. */
+  const leases: string[][] = [];
+  let lost: string[] = [];
+  const answerHeartbeats = () =>
+    bus.serve(realtimeSubjects.heartbeat, (msg) => {
+      const hb = fromBinary(WorkerHeartbeatSchema, msg.data);
+      leases.push(hb.leases.map((l) => `${l.sessionId} #${l.epoch}`));
+      return toBinary(WorkerHeartbeatAckSchema, create(WorkerHeartbeatAckSchema, { lostSessionIds: lost }));
+    });
+  const assign = async (sessionId: string, takeover = false) => {
+    const req = toBinary(
+      AssignSessionRequestSchema,
+      create(AssignSessionRequestSchema, { sessionId, takeover }),
+    );
     const reply = await bus.request(realtimeSubjects.assign, req, { timeoutMs: 1_000 });
     return fromBinary(AssignSessionResponseSchema, reply).workerId;
   };
-  return { bus, clock, worker, registry, newSession, assign };
+  return {
+    bus,
+    clock,
+    worker,
+    registry,
+    calls,
+    sessions,
+    newSession,
+    running,
+    assign,
+    leases,
+    answerHeartbeats,
+    loseAtNextBeat: (ids: string[]) => {
+      lost = ids;
+    },
+  };
 }
 
 const flush = async () => {
@@ -140,7 +185,7 @@ describe("PipelineWorker", () => {
     )({ sessionId: s.id });
     expect(worker).toMatchObject({ id: "w1", capacity: 2 });
     expect(r.registry.list().map((w) => w.id)).toEqual(["w1"]);
-    // A worker that stopped (it ends its sessions first) drops out once its heartbeats are overdue.
+    // A worker that stopped (it hands its sessions over first) drops out once its heartbeats are overdue.
     await r.worker.stop();
     r.clock.advance(settings.PIPELINE_HEARTBEAT_MS * 4);
     expect(r.registry.list()).toEqual([]);
@@ -161,5 +206,55 @@ describe("PipelineWorker", () => {
     await flush();
     expect(r.worker.sessionIds).toEqual([b.id]);
     expect(await r.assign(c.id)).toBe("w1");
+  });
+
+  it("renews its leases under each session's epoch, and stops at once the sessions the answer says it lost", async () => {
+    const r = rig();
+    r.answerHeartbeats();
+    const [a, b] = [await r.running(1), await r.running(4)];
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(r.leases.at(-1)?.sort()).toEqual([`${a.id} #1`, `${b.id} #4`].sort());
+    r.loseAtNextBeat([a.id]);
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(r.worker.sessionIds).toEqual([b.id]);
+    expect(r.calls.filter((c) => c.startsWith("end"))).toEqual([]);
+  });
+
+  it("keeps its sessions when no one answers its heartbeat (the sessions service is down)", async () => {
+    const r = rig();
+    const s = await r.running();
+    for (let i = 0; i < 5; i++) {
+      r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+      await flush();
+    }
+    expect(r.worker.sessionIds).toEqual([s.id]);
+  });
+
+  it("takes a running session over, replacing a runner it had lost track of, under the new epoch", async () => {
+    const r = rig();
+    r.answerHeartbeats();
+    const s = await r.running(1);
+    const before = r.worker.runner(s.id);
+    Object.assign(s, { pipelineEpoch: 2 });
+    expect(await r.assign(s.id, true)).toBe("w1");
+    r.clock.advance(500);
+    await flush();
+    const after = r.worker.runner(s.id);
+    expect(after).not.toBe(before);
+    expect(after?.epoch).toBe(2);
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(r.leases.at(-1)).toEqual([`${s.id} #2`]);
+  });
+
+  it("on stop takes no more sessions and hands the ones it runs over instead of ending them", async () => {
+    const r = rig();
+    const s = await r.running(3);
+    await r.worker.stop();
+    expect(r.calls).toContain(`release ${s.id} by w1 #3`);
+    expect(r.calls.filter((c) => c.startsWith("end"))).toEqual([]);
+    expect(r.worker.sessionIds).toEqual([]);
   });
 });

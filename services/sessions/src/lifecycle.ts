@@ -1,6 +1,6 @@
 import { type SessionConfig, SessionConfigSchema } from "@avatar/contracts/common";
 import { SessionStartedSchema } from "@avatar/contracts/sessions";
-import type { EndReasonName } from "@avatar/runtime";
+import type { EndReasonName, OutboxPublisher } from "@avatar/runtime";
 import {
   conflict,
   insufficientCredits,
@@ -16,12 +16,11 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { createSession, type NewSession } from "./creation.js";
 import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
-import type { OutboxPublisher } from "./outbox.js";
 import * as repo from "./repository.js";
 import type { ConnectionStateValue, SessionRow, SessionsDatabase } from "./schema.js";
 import type { SessionSettings } from "./settings.js";
 import { issueTicket, redeemTicket } from "./tickets.js";
-import { announce, endSession, settle } from "./transitions.js";
+import { announce, endSession, offerToOtherWorkers, settle } from "./transitions.js";
 
 type Trx = Transaction<SessionsDatabase>;
 
@@ -35,6 +34,8 @@ export interface LifecycleDeps {
    * assignment (pipeline-assignment.ts). When it throws, the escrow is released and the start fails.
    */
   beforeStartCompletes?: (session: SessionRow) => Promise<StartPreparation | undefined>;
+  /** Whether sessions may be judged on reports now (judgment.ts); always, when absent. */
+  judge?: () => boolean;
 }
 
 /** What the step before a start's completion settled. */
@@ -52,6 +53,24 @@ export interface StartedSession {
 
 const sessionNotFound = () => notFound("Session not found", { field: "session_id" });
 const sessionEnded = () => conflict("Session has ended", { reason: "SESSION_ENDED", field: "session_id" });
+export const NOT_SESSION_OWNER = "NOT_SESSION_OWNER";
+const notOwner = () =>
+  conflict("This worker does not own the session (it moved to another worker)", {
+    reason: NOT_SESSION_OWNER,
+    field: "pipeline_epoch",
+  });
+
+/** A call a worker made under an ownership epoch that is not the session's current one is refused. */
+export function assertOwner(row: Pick<SessionRow, "worker_epoch">, epoch: number | undefined): void {
+  if (epoch && row.worker_epoch !== epoch) throw notOwner();
+}
+
+/** `at` within [from, now]: a late report cannot move a session's clock backwards or ahead. */
+function clamp(at: Date | undefined, from: Date | null, now: Date): Date {
+  if (!at) return now;
+  const t = Math.min(now.getTime(), Math.max(at.getTime(), from?.getTime() ?? at.getTime()));
+  return new Date(t);
+}
 
 /**
  * The session lifecycle: CREATED -> STARTED -> ENDED. Every operation on one session locks its row and
@@ -63,6 +82,10 @@ export class SessionLifecycle {
 
   private get settings() {
     return this.deps.settings;
+  }
+
+  private due() {
+    return { judge: this.deps.judge?.() ?? true };
   }
 
   /**
@@ -83,7 +106,7 @@ export class SessionLifecycle {
           throw sessionNotFound();
         }
         const now = this.deps.now();
-        const row = await settle(trx, locked, now, this.settings);
+        const row = await settle(trx, locked, now, this.settings, this.due());
         return attempt(trx, () => fn(trx, row, now));
       });
       if (!outcome.ok) throw outcome.error;
@@ -165,6 +188,8 @@ export class SessionLifecycle {
         max_end_at: new Date(now.getTime() + lengthMs),
         next_charge_at: row.credit_rate > 0 ? new Date(now.getTime() + s.SESSION_MINUTE_MS) : null,
         worker_id: prepared?.workerId ?? null,
+        worker_epoch: prepared?.workerId ? 1 : 0,
+        worker_seen_at: prepared?.workerId ? now : null,
         worker_deadline_at: prepared?.workerId
           ? new Date(now.getTime() + s.PIPELINE_WORKER_TIMEOUT_MS)
           : null,
@@ -197,25 +222,103 @@ export class SessionLifecycle {
   /** Ends the session (USER_CLOSED unless told otherwise); an ended session is answered as it ended. */
   stop(spaceId: string | undefined, sessionId: string, reason: EndReasonName = "USER_CLOSED") {
     return this.withSession(sessionId, spaceId, async (trx, row, now) =>
-      row.state === "ENDED" ? row : endSession(trx, row, reason, now, now),
+      row.state === "ENDED" ? row : this.endNow(trx, row, reason, now, now),
     );
   }
 
-  /** Resets the idle timer of a started session; 409 once it has ended. */
-  keepAlive(spaceId: string, sessionId: string) {
+  /**
+   * A worker ends its session: as `stop`, refused when `epoch` is not the current owner's, and at `at`
+   * (when the worker stopped serving it, reported late) rather than now.
+   */
+  endByWorker(sessionId: string, reason: EndReasonName, options: { at?: Date; epoch?: number }) {
+    return this.withSession(sessionId, undefined, async (trx, row, now) => {
+      if (row.state === "ENDED") return row;
+      assertOwner(row, options.epoch);
+      return this.endNow(trx, row, reason, clamp(options.at, row.started_at, now), now);
+    });
+  }
+
+  /** An end asked for now: the session was served up to `at` unless its worker is known to be lost. */
+  private endNow(trx: Trx, row: SessionRow, reason: EndReasonName, at: Date, now: Date) {
+    const vouched = row.takeover_deadline_at === null;
+    return endSession(trx, row, reason, at, now, this.settings, { vouched });
+  }
+
+  /**
+   * Resets the idle timer of a started session from `at` (activity reported late) or now; 409 once it
+   * has ended.
+   */
+  keepAlive(spaceId: string, sessionId: string, at?: Date) {
     return this.withSession(sessionId, spaceId, async (trx, row, now) => {
       if (row.state === "ENDED") throw sessionEnded();
-      return this.recordActivity(trx, row, now, {});
+      return this.recordActivity(trx, row, clamp(at, row.last_activity_at, now), now, {});
     });
   }
 
   /** The pipeline's report of the realtime connection; it counts as activity while the session runs. */
-  reportConnection(sessionId: string, state: ConnectionStateValue) {
+  reportConnection(sessionId: string, state: ConnectionStateValue, epoch?: number) {
     return this.withSession(sessionId, undefined, async (trx, row, now) => {
+      assertOwner(row, epoch);
       if (row.state === "ENDED") {
         return repo.updateSession(trx, row.id, { connection_state: state, updated_at: now });
       }
-      return this.recordActivity(trx, row, now, { connection_state: state });
+      return this.recordActivity(trx, row, now, now, { connection_state: state });
+    });
+  }
+
+  /**
+   * A stopping worker hands its session over: from now on it is offered to the other workers (as when
+   * a worker is lost). Answers the row, and whether the caller should make the first offer now.
+   */
+  release(sessionId: string, workerId: string, epoch: number) {
+    return this.withSession(sessionId, undefined, async (trx, row, now) => {
+      if (row.state !== "STARTED") return { row, offer: false };
+      if (row.worker_id !== workerId) throw notOwner();
+      assertOwner(row, epoch);
+      if (row.takeover_deadline_at) return { row, offer: false };
+      await offerToOtherWorkers(trx, row, now, this.settings);
+      return { row: await repo.updateSession(trx, row.id, { takeover_attempt_at: now }), offer: true };
+    });
+  }
+
+  /**
+   * Takes the next offer of a session waiting for a new worker (none is made by another replica within
+   * PIPELINE_TAKEOVER_RETRY_MS); answers the row, or undefined when there is nothing to offer.
+   */
+  async claimTakeoverOffer(sessionId: string): Promise<SessionRow | undefined> {
+    const now = this.deps.now();
+    const retryBefore = new Date(now.getTime() - this.settings.PIPELINE_TAKEOVER_RETRY_MS);
+    return this.deps.db
+      .updateTable("sessions")
+      .set({ takeover_attempt_at: now })
+      .where("id", "=", sessionId)
+      .where("state", "=", "STARTED")
+      .where("takeover_deadline_at", "is not", null)
+      .where((eb) =>
+        eb.or([eb("takeover_attempt_at", "is", null), eb("takeover_attempt_at", "<=", retryBefore)]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /**
+   * Records `workerId` as the session's new owner under the next epoch, if the session is still waiting
+   * for one at `expectedEpoch` (a compare-and-set: of two workers offered it, one wins; an owner that came
+   * back in time keeps it). Answers the row when it was recorded.
+   */
+  recordTakeover(sessionId: string, workerId: string, expectedEpoch: number) {
+    return this.withSession(sessionId, undefined, async (trx, row, now) => {
+      if (row.state !== "STARTED" || !row.takeover_deadline_at || row.worker_epoch !== expectedEpoch) {
+        return undefined;
+      }
+      return repo.updateSession(trx, row.id, {
+        worker_id: workerId,
+        worker_epoch: row.worker_epoch + 1,
+        worker_deadline_at: new Date(now.getTime() + this.settings.PIPELINE_WORKER_TIMEOUT_MS),
+        takeover_deadline_at: null,
+        takeover_attempt_at: null,
+        updated_at: now,
+      });
     });
   }
 
@@ -229,10 +332,10 @@ export class SessionLifecycle {
         if (!sessionId) throw unauthenticated("Invalid, used or expired connect ticket");
         const locked = await repo.lockSession(trx, sessionId);
         if (!locked) throw unauthenticated("Invalid, used or expired connect ticket");
-        const row = await settle(trx, locked, now, this.settings);
+        const row = await settle(trx, locked, now, this.settings, this.due());
         return attempt(trx, async () => {
           if (row.state === "ENDED") throw new ConnectError("Session has ended", Code.FailedPrecondition);
-          return this.recordActivity(trx, row, now, {});
+          return this.recordActivity(trx, row, now, now, {});
         });
       });
       if (!outcome.ok) throw outcome.error;
@@ -242,19 +345,21 @@ export class SessionLifecycle {
     }
   }
 
+  /** Activity at `at` (now, or earlier for a late report): the idle timeout counts from the latest. */
   private recordActivity(
     trx: Trx,
     row: SessionRow,
+    at: Date,
     now: Date,
     extra: { connection_state?: ConnectionStateValue },
   ) {
+    const latest = at.getTime() > row.last_activity_at.getTime() ? at : row.last_activity_at;
+    const idle = new Date(latest.getTime() + this.settings.SESSION_IDLE_TIMEOUT_MS);
     return repo.updateSession(trx, row.id, {
       ...extra,
-      last_activity_at: now,
+      last_activity_at: latest,
       updated_at: now,
-      ...(row.state === "STARTED"
-        ? { idle_deadline_at: new Date(now.getTime() + this.settings.SESSION_IDLE_TIMEOUT_MS) }
-        : {}),
+      ...(row.state === "STARTED" ? { idle_deadline_at: idle } : {}),
     });
   }
 
@@ -265,7 +370,7 @@ export class SessionLifecycle {
     for (const id of await repo.runningSessionIdsOnAvatar(this.deps.db, avatarId.toLowerCase())) {
       const wasRunning = await this.withSession(id, undefined, async (trx, row, now) => {
         if (row.state === "ENDED") return false;
-        await endSession(trx, row, reason, now, now);
+        await this.endNow(trx, row, reason, now, now);
         return true;
       });
       if (wasRunning) ended.push(id);
@@ -283,7 +388,7 @@ export class SessionLifecycle {
         const now = this.deps.now();
         const row = await repo.claimDueSession(trx, sessionId, now);
         if (!row) return false;
-        await settle(trx, row, now, this.settings);
+        await settle(trx, row, now, this.settings, this.due());
         return true;
       });
     } finally {

@@ -95,6 +95,7 @@ export function sessionToProto(row: SessionRow, now: Date): Session {
     connectionState: ConnectionState[row.connection_state],
     lastActivityAt: toTimestamp(row.last_activity_at),
     pipelineWorkerId: row.worker_id ?? "",
+    pipelineEpoch: row.worker_epoch,
   });
 }
 

@@ -11,7 +11,8 @@ const noWorker = (why: string) =>
   new ConnectError(`No pipeline worker is available (${why})`, Code.Unavailable);
 
 /**
- * The step before a start completes: a pipeline worker claims the session. The request goes to the
+ * The step before a start completes (and the offer of a running session whose worker was lost): a
+ * pipeline worker claims the session. The request goes to the
  * workers' queue group, so exactly one member gets it; a full member answers with an empty worker id
  * and the request is made again (another member may get it), up to PIPELINE_ASSIGN_ATTEMPTS times.
  * No worker at all, a timeout or only full workers make the start fail with Unavailable (503).
@@ -20,11 +21,11 @@ export function pipelineAssigner(
   bus: Bus,
   settings: SessionSettings,
   log: Logger,
-): (session: SessionRow) => Promise<StartPreparation> {
-  return async (session) => {
+): (session: SessionRow, options?: { takeover?: boolean }) => Promise<StartPreparation> {
+  return async (session, options = {}) => {
     const request = toBinary(
       AssignSessionRequestSchema,
-      create(AssignSessionRequestSchema, { sessionId: session.id }),
+      create(AssignSessionRequestSchema, { sessionId: session.id, takeover: options.takeover ?? false }),
     );
     for (let attempt = 1; attempt <= settings.PIPELINE_ASSIGN_ATTEMPTS; attempt++) {
       let reply: Uint8Array;

@@ -24,6 +24,14 @@ export function lockSession(trx: Transaction<SessionsDatabase>, id: string): Pro
   return trx.selectFrom("sessions").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 }
 
+/** The row, share-locked for the rest of the transaction (changes of it wait, reads do not). */
+export function shareLockSession(
+  trx: Transaction<SessionsDatabase>,
+  id: string,
+): Promise<SessionRow | undefined> {
+  return trx.selectFrom("sessions").selectAll().where("id", "=", id).forShare().executeTakeFirst();
+}
+
 /** The row if it is still due and nobody else holds it; undefined otherwise (another replica has it). */
 export function claimDueSession(
   trx: Transaction<SessionsDatabase>,

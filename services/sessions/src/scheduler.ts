@@ -1,9 +1,9 @@
-import type { Logger } from "@avatar/runtime";
+import type { Logger, OutboxPublisher } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import type { SessionLifecycle } from "./lifecycle.js";
-import type { OutboxPublisher } from "./outbox.js";
 import { dueSessionIds } from "./repository.js";
 import type { SessionsDatabase } from "./schema.js";
+import type { SessionTakeover } from "./takeover.js";
 import { deleteExpiredTickets } from "./tickets.js";
 
 export interface SchedulerDeps {
@@ -15,6 +15,10 @@ export interface SchedulerDeps {
   now: () => Date;
   /** Sessions looked at per round; a round repeats at once while it finds a full batch. */
   batchSize?: number;
+  /** Offers the sessions whose worker was lost to the other workers, after each round. */
+  takeover?: SessionTakeover;
+  /** Told whether each round reached the database (judgment.ts). */
+  onDatabase?: (works: boolean) => void;
 }
 
 /** Used tickets and expired ones are kept this long (for investigation), then deleted. */
@@ -46,6 +50,7 @@ export class SessionScheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.current;
+    await this.deps.takeover?.idle();
   }
 
   /** One round: every session due now, then the outbox and old tickets. Answers how many it settled. */
@@ -62,6 +67,7 @@ export class SessionScheduler {
       // A short batch was everything; a batch held by another replica is its work, not ours.
       if (ids.length < size || claimed === 0 || this.stopped) break;
     }
+    this.deps.takeover?.kick();
     await this.deps.outbox.kick();
     await this.cleanup();
     return settled;
@@ -79,8 +85,11 @@ export class SessionScheduler {
     this.timer = setTimeout(() => {
       this.current = this.runOnce()
         .then(
-          () => undefined,
-          (err: unknown) => this.deps.log.warn("session timer round failed; retrying next tick", { err }),
+          () => this.deps.onDatabase?.(true),
+          (err: unknown) => {
+            this.deps.onDatabase?.(false);
+            this.deps.log.warn("session timer round failed; retrying next tick", { err });
+          },
         )
         .finally(() => {
           this.current = undefined;

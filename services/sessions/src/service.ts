@@ -8,9 +8,11 @@ import type { EndReasonName } from "@avatar/runtime";
 import {
   conflict,
   endReasonFromProto,
+  enqueueEvent,
   invalidRequest,
   isUuid,
   notFound,
+  type OutboxPublisher,
   pageInfo,
   pageWindow,
   topics,
@@ -21,7 +23,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import * as ledger from "./ledger.js";
-import { readConfig, type SessionLifecycle } from "./lifecycle.js";
+import { assertOwner, readConfig, type SessionLifecycle } from "./lifecycle.js";
 import {
   connectionStateFromProto,
   ledgerEntryToProto,
@@ -29,17 +31,21 @@ import {
   sessionToProto,
   transcriptEntryToProto,
 } from "./mapping.js";
-import { enqueueEvent, type OutboxPublisher } from "./outbox.js";
 import * as repo from "./repository.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
 import { appendSessionEvents, deleteSessionHistory, listSessionEvents } from "./session-events.js";
+import type { SessionTakeover } from "./takeover.js";
 import { appendTranscript, readTranscript, TRANSCRIPT_ROLES } from "./transcript.js";
+import type { SessionRooms } from "./transport-a-rooms.js";
 
 export interface SessionsServiceDeps {
   db: Kysely<SessionsDatabase>;
   lifecycle: SessionLifecycle;
   outbox: OutboxPublisher;
+  takeover: SessionTakeover;
   now: () => Date;
+  /** The deployment's transportA session rooms, when it has a transportA server. */
+  rooms?: SessionRooms | undefined;
 }
 
 /** Most entries or events one append takes. */
@@ -126,14 +132,16 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
 
     async startSession(req) {
       const started = await lifecycle.start(req.spaceId, req.sessionId);
-      const transportA = started.config.lite?.transportA;
+      // Only a room of the deployment's is answered: a LITE caller's own room (transportA_config) is
+      // the caller's to share, and its token is never handed back to whoever holds the session token.
+      const room = await deps.rooms?.access(started.session, started.config);
       return {
         session: present(started.session),
         connectTicket: started.ticket,
         connectTicketExpiresAt: toTimestamp(started.ticketExpiresAt),
-        transportAUrl: transportA?.transportAUrl ?? "",
-        transportAClientToken: transportA?.transportAClientToken ?? "",
-        transportAAgentToken: "",
+        transportAUrl: room?.url ?? "",
+        transportAClientToken: room?.clientToken ?? "",
+        transportAAgentToken: room?.agentToken ?? "",
       };
     },
 
@@ -143,12 +151,25 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
     },
 
     async keepAliveSession(req) {
-      return { session: present(await lifecycle.keepAlive(req.spaceId, req.sessionId)) };
+      const at = req.at ? timestampDate(req.at) : undefined;
+      return { session: present(await lifecycle.keepAlive(req.spaceId, req.sessionId, at)) };
     },
 
     async endSession(req) {
       const reason = reasonOf(req.reason, "UNKNOWN");
-      return { session: present(await lifecycle.stop(undefined, req.sessionId, reason)) };
+      const options = {
+        epoch: req.pipelineEpoch,
+        ...(req.at ? { at: timestampDate(req.at) } : {}),
+      };
+      return { session: present(await lifecycle.endByWorker(req.sessionId, reason, options)) };
+    },
+
+    async releaseSession(req) {
+      if (!req.workerId) throw invalidRequest("worker_id is required", { field: "worker_id" });
+      const released = await lifecycle.release(req.sessionId, req.workerId, req.pipelineEpoch);
+      const workerId = released.offer ? await deps.takeover.offer(released.row) : undefined;
+      const row = (await repo.findSession(db, released.row.id)) ?? released.row;
+      return { session: present(row), workerId: workerId ?? "" };
     },
 
     async endAvatarSessions(req) {
@@ -168,7 +189,8 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
     async reportConnectionState(req) {
       const state = connectionStateFromProto(req.state);
       if (!state) throw invalidRequest("state must be NEW, CONNECTED or DISCONNECTED", { field: "state" });
-      return { session: present(await lifecycle.reportConnection(req.sessionId, state)) };
+      const session = await lifecycle.reportConnection(req.sessionId, state, req.pipelineEpoch);
+      return { session: present(session) };
     },
 
     async appendTranscript(req) {
@@ -198,6 +220,9 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
         };
       });
       const written = await db.transaction().execute(async (trx) => {
+        // Under a share lock, so that a takeover cannot slip between the owner check and the write.
+        const current = await repo.shareLockSession(trx, session.id);
+        if (current) assertOwner(current, req.pipelineEpoch);
         const rows = await appendTranscript(trx, session.id, entries, at);
         const first = rows[0];
         if (first) {

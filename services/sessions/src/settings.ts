@@ -23,8 +23,26 @@ export const sessionSettings = {
   PIPELINE_ASSIGN_TIMEOUT_MS: env.int({ default: 3_000, min: 10, max: 60_000 }),
   /** Assignment requests of one start while the workers that answer are full. */
   PIPELINE_ASSIGN_ATTEMPTS: env.int({ default: 3, min: 1, max: 20 }),
-  /** A started session whose worker has not been heard from this long ends with SERVER_ERROR. */
-  PIPELINE_WORKER_TIMEOUT_MS: env.int({ default: 15_000, min: 100, max: 3_600_000 }),
+  /**
+   * A started session whose worker has not been heard from this long (its lease) is offered to the other
+   * workers. The workers' PIPELINE_HEARTBEAT_MS should be a third of it or less.
+   */
+  PIPELINE_WORKER_TIMEOUT_MS: env.int({ default: 6_000, min: 100, max: 3_600_000 }),
+  /** How long a session whose worker was lost is offered to the others before it ends (SERVER_ERROR). */
+  PIPELINE_TAKEOVER_TIMEOUT_MS: env.int({ default: 15_000, min: 100, max: 3_600_000 }),
+  /** How often a session waiting for a new worker is offered again. */
+  PIPELINE_TAKEOVER_RETRY_MS: env.int({ default: 1_000, min: 10, max: 60_000 }),
+  /**
+   * An outage of the bus or the database shorter than this ends no session: while this service cannot
+   * hear the workers' heartbeats and activity reports it does not judge sessions on them (idle timeout,
+   * worker leases); after this long it does again.
+   */
+  SESSIONS_OUTAGE_BOUND_MS: env.int({ default: 60_000, min: 0, max: 3_600_000 }),
+  /**
+   * After starting, or after its bus or database came back, this service waits this long before judging
+   * sessions on reports, so that the heartbeats and activity held during the outage can arrive.
+   */
+  SESSIONS_RECOVERY_GRACE_MS: env.int({ default: 10_000, min: 0, max: 600_000 }),
 };
 
 export type SessionSettings = ConfigOf<typeof sessionSettings>;

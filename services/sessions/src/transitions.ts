@@ -1,16 +1,16 @@
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
 import type { EndReasonName } from "@avatar/runtime";
-import { type Topic, topics } from "@avatar/runtime";
+import { enqueueEvent, type Topic, topics } from "@avatar/runtime";
 import { create, type Message } from "@bufbuild/protobuf";
 import type { Transaction, Updateable } from "kysely";
 import { chargeMinute, releaseEscrow } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
-import { enqueueEvent } from "./outbox.js";
+import { countTransition } from "./metrics.js";
 import { updateSession } from "./repository.js";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 import { appendSessionEvents } from "./session-events.js";
 import type { SessionSettings } from "./settings.js";
-import { nextDueStep } from "./timers.js";
+import { type DueOptions, nextDueStep, servedAfter } from "./timers.js";
 
 /**
  * The state changes of a session that several operations share: ending it, and bringing its timers up
@@ -26,6 +26,8 @@ const noTimers = {
   max_end_at: null,
   next_charge_at: null,
   worker_deadline_at: null,
+  takeover_deadline_at: null,
+  takeover_attempt_at: null,
 } satisfies Updateable<SessionTable>;
 
 /** Records a lifecycle notice among the session's events and puts its bus event in the outbox. */
@@ -38,10 +40,30 @@ export async function announce<T extends Message>(
 ): Promise<void> {
   await appendSessionEvents(trx, row.id, [{ type: notice.type, payload: notice.payload, createdAt: now }]);
   await enqueueEvent(trx, event.topic, event.value, event.msgId, now);
+  countTransition(row, notice.type);
 }
 
-/** Ends a session that has not ended: at `at` (the moment its timer fired, or now), for `reason`. */
+/**
+ * Ends a session that has not ended: at `at` (the moment its timer fired, the worker stopped serving it,
+ * or now), for `reason`. When `vouched` (the session was served up to `at`), the minutes that began before
+ * `at` are charged first; otherwise only those its worker was heard serving. A minute the balance cannot
+ * pay ends it with NO_CREDITS at that minute instead.
+ */
 export async function endSession(
+  trx: Trx,
+  row: SessionRow,
+  reason: EndReasonName,
+  at: Date,
+  now: Date,
+  settings: SessionSettings,
+  options: { vouched: boolean },
+): Promise<SessionRow> {
+  const charged = await chargeBegunMinutes(trx, row, at, now, settings, options.vouched);
+  if (charged.state === "ENDED") return charged;
+  return markEnded(trx, charged, reason, at, now);
+}
+
+async function markEnded(
   trx: Trx,
   row: SessionRow,
   reason: EndReasonName,
@@ -79,40 +101,96 @@ export async function endSession(
   return ended;
 }
 
+/** The minutes of a started session that began before `until` (and were served, unless `vouched`). */
+async function chargeBegunMinutes(
+  trx: Trx,
+  row: SessionRow,
+  until: Date,
+  now: Date,
+  settings: SessionSettings,
+  vouched: boolean,
+): Promise<SessionRow> {
+  let current = row;
+  for (;;) {
+    const next = current.next_charge_at;
+    if (current.state !== "STARTED" || !next || next.getTime() >= until.getTime()) return current;
+    if (!vouched && !servedAfter(current, next)) return current;
+    current = await chargeNextMinute(trx, current, next, now, settings);
+  }
+}
+
+/** Charges minute `charged_minutes` (which began at `at`), or ends the session when it cannot be paid. */
+async function chargeNextMinute(
+  trx: Trx,
+  row: SessionRow,
+  at: Date,
+  now: Date,
+  settings: SessionSettings,
+): Promise<SessionRow> {
+  const minuteIndex = row.charged_minutes;
+  const result = await chargeMinute(trx, {
+    spaceId: row.space_id,
+    sessionId: row.id,
+    amount: row.credit_rate,
+    minuteIndex,
+    at,
+  });
+  if (result === "insufficient") return markEnded(trx, row, "NO_CREDITS", at, now);
+  return updateSession(trx, row.id, {
+    charged_minutes: minuteIndex + 1,
+    next_charge_at: new Date(at.getTime() + settings.SESSION_MINUTE_MS),
+    credits_consumed: row.credits_consumed + (result === "charged" ? row.credit_rate : 0),
+    updated_at: now,
+  });
+}
+
 /**
  * Applies every timer step due at `now` in time order: charges the minutes that began, ends the session
- * when a deadline passed or a minute cannot be paid. Work that fell due while no service ran (a restart)
- * is caught up here exactly as it would have happened.
+ * when a deadline passed or a minute cannot be paid, offers it to other workers when its worker's lease
+ * ran out. Work that fell due while no service ran (a restart) is caught up here exactly as it would have
+ * happened.
  */
 export async function settle(
   trx: Trx,
   row: SessionRow,
   now: Date,
   settings: SessionSettings,
+  options: DueOptions,
 ): Promise<SessionRow> {
   let current = row;
-  for (let step = nextDueStep(current, now); step; step = nextDueStep(current, now)) {
-    if (step.kind === "end") {
-      current = await endSession(trx, current, step.reason, step.at, now);
-      continue;
+  for (let step = nextDueStep(current, now, options); step; step = nextDueStep(current, now, options)) {
+    switch (step.kind) {
+      case "end":
+        current = await endSession(trx, current, step.reason, step.at, now, settings, {
+          vouched: step.vouches,
+        });
+        break;
+      case "charge":
+        current = await chargeNextMinute(trx, current, step.at, now, settings);
+        break;
+      case "worker_lost":
+        current = await offerToOtherWorkers(trx, current, now, settings);
+        break;
     }
-    const result = await chargeMinute(trx, {
-      spaceId: current.space_id,
-      sessionId: current.id,
-      amount: current.credit_rate,
-      minuteIndex: step.minuteIndex,
-      at: step.at,
-    });
-    if (result === "insufficient") {
-      current = await endSession(trx, current, "NO_CREDITS", step.at, now);
-      continue;
-    }
-    current = await updateSession(trx, current.id, {
-      charged_minutes: step.minuteIndex + 1,
-      next_charge_at: new Date(step.at.getTime() + settings.SESSION_MINUTE_MS),
-      credits_consumed: current.credits_consumed + (result === "charged" ? current.credit_rate : 0),
-      updated_at: now,
-    });
   }
   return current;
+}
+
+/**
+ * The session's owner stopped renewing its lease (or handed the session over): it is offered to the
+ * other workers until the takeover deadline (takeover.ts does the offering); the owner stays recorded,
+ * so that it can still reclaim the session if only its heartbeats were late.
+ */
+export function offerToOtherWorkers(
+  trx: Trx,
+  row: SessionRow,
+  now: Date,
+  settings: SessionSettings,
+): Promise<SessionRow> {
+  return updateSession(trx, row.id, {
+    worker_deadline_at: null,
+    takeover_deadline_at: new Date(now.getTime() + settings.PIPELINE_TAKEOVER_TIMEOUT_MS),
+    takeover_attempt_at: null,
+    updated_at: now,
+  });
 }

@@ -1,8 +1,12 @@
 import type { Bus, Subscription } from "@avatar/bus";
-import { WorkerHeartbeatSchema } from "@avatar/contracts/pipeline";
+import {
+  type SessionLease,
+  WorkerHeartbeatAckSchema,
+  WorkerHeartbeatSchema,
+} from "@avatar/contracts/pipeline";
 import { isUuid, type Logger, realtimeSubjects } from "@avatar/runtime";
-import { fromBinary } from "@bufbuild/protobuf";
-import type { Kysely } from "kysely";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type Kysely, sql } from "kysely";
 import type { SessionsDatabase } from "./schema.js";
 
 export interface WorkerLivenessDeps {
@@ -11,13 +15,18 @@ export interface WorkerLivenessDeps {
   log: Logger;
   timeoutMs: number;
   now: () => Date;
+  /** A heartbeat could (not) be recorded: the database works (fails). */
+  onDatabase?: (works: boolean) => void;
 }
 
 /**
- * Keeps started sessions alive while their pipeline worker says it runs them: each heartbeat pushes
- * `worker_deadline_at` of the sessions it lists forward by the worker timeout. A session its worker no
- * longer lists (the worker died, or lost it) reaches the deadline, and the scheduler ends it with
- * SERVER_ERROR like any other timer. Replicas share the heartbeats through a queue group.
+ * The owners' leases on their sessions. Every worker's heartbeat (a request on pipeline.heartbeat,
+ * answered by one replica of the queue group) lists the sessions it serves with their ownership epochs;
+ * each one it still owns gets its lease (`worker_deadline_at`) pushed forward by the worker timeout and
+ * `worker_seen_at` set to now, which is what lets its begun minutes be charged. The answer lists the
+ * sessions it does not own any more (ended, or taken over under a later epoch): the worker stops them.
+ * An owner whose lease ran out but that is heard from before another worker took the session keeps it.
+ * A lease that runs out makes the scheduler offer the session to the other workers (takeover.ts).
  */
 export class WorkerLiveness {
   private subscription: Subscription | undefined;
@@ -26,20 +35,21 @@ export class WorkerLiveness {
 
   /**
    * Gives every running session one full timeout from now before listening: heartbeats sent while this
-   * service was down were not recorded, and must not end sessions whose worker is alive.
+   * service was down were not recorded, and must not cost sessions whose worker is alive their owner.
    */
   async start(): Promise<void> {
     await this.deps.db
       .updateTable("sessions")
       .set({ worker_deadline_at: this.deadline() })
       .where("state", "=", "STARTED")
-      .where("worker_id", "is not", null)
       .where("worker_deadline_at", "<", this.deadline())
       .execute();
-    this.subscription = this.deps.bus.subscribe(
+    this.subscription = this.deps.bus.serve(
       realtimeSubjects.heartbeat,
       async (msg) => {
-        await this.record(fromBinary(WorkerHeartbeatSchema, msg.data).worker);
+        const heartbeat = fromBinary(WorkerHeartbeatSchema, msg.data);
+        const lost = await this.record(heartbeat.worker?.id ?? "", heartbeat.leases);
+        return toBinary(WorkerHeartbeatAckSchema, create(WorkerHeartbeatAckSchema, { lostSessionIds: lost }));
       },
       { queue: "sessions" },
     );
@@ -50,18 +60,39 @@ export class WorkerLiveness {
     this.subscription = undefined;
   }
 
-  /** Moves the deadlines of the sessions a heartbeat lists (and that this worker runs). */
-  async record(worker: { id: string; sessionIds: string[] } | undefined): Promise<number> {
-    const ids = (worker?.sessionIds ?? []).filter(isUuid).map((id) => id.toLowerCase());
-    if (!worker?.id || ids.length === 0) return 0;
-    const result = await this.deps.db
-      .updateTable("sessions")
-      .set({ worker_deadline_at: this.deadline() })
-      .where("worker_id", "=", worker.id)
-      .where("state", "=", "STARTED")
-      .where("id", "in", ids)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  /**
+   * Renews the leases a heartbeat lists; answers the ids among them that this worker does not own under
+   * the epoch it gave (those it should stop serving).
+   */
+  async record(workerId: string, leases: Pick<SessionLease, "sessionId" | "epoch">[]): Promise<string[]> {
+    const valid = leases.filter((l) => isUuid(l.sessionId) && l.epoch > 0);
+    if (!workerId || valid.length === 0) return [];
+    const ids = valid.map((l) => l.sessionId.toLowerCase());
+    const epochs = valid.map((l) => l.epoch);
+    const now = this.deps.now();
+    let renewed: { id: string }[];
+    try {
+      renewed = await this.deps.db
+        .updateTable("sessions")
+        .set({
+          worker_deadline_at: this.deadline(),
+          worker_seen_at: now,
+          takeover_deadline_at: null,
+          takeover_attempt_at: null,
+        })
+        .where("worker_id", "=", workerId)
+        .where("state", "=", "STARTED")
+        .where(sql<boolean>`(id, worker_epoch) in (select * from unnest(${ids}::uuid[], ${epochs}::int[]))`)
+        .returning("id")
+        .execute();
+      this.deps.onDatabase?.(true);
+    } catch (err) {
+      this.deps.onDatabase?.(false);
+      this.deps.log.warn("heartbeat not recorded", { workerId, err });
+      throw err;
+    }
+    const kept = new Set(renewed.map((r) => r.id));
+    return ids.filter((id) => !kept.has(id));
   }
 
   private deadline(): Date {

@@ -1,10 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { SessionMode } from "@avatar/contracts/common";
-import { ConnectionState, SessionEndReason, SessionState } from "@avatar/contracts/sessions";
-import { errorDetailOf } from "@avatar/runtime";
+import {
+  ConnectionState,
+  SessionCreatedSchema,
+  SessionEndReason,
+  SessionState,
+} from "@avatar/contracts/sessions";
+import { errorDetailOf, topics } from "@avatar/runtime";
+import { fromBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holdEscrow } from "../src/ledger.js";
+import { sessionToProto } from "../src/mapping.js";
 import {
   config,
   defined,
@@ -76,6 +83,29 @@ describe("create", () => {
       .executeTakeFirstOrThrow();
     expect(row.credit_rate).toBe(1);
     expect(row.start_deadline_at?.getTime()).toBe(h.clock.now().getTime() + 10 * MINUTE);
+  });
+
+  it("announces, in the same statement, exactly the session it stored (outbox and notice)", async () => {
+    const spaceId = await space("0");
+    const s = await newSession(h.client, {
+      spaceId,
+      config: config({ mode: SessionMode.LITE, isSandbox: true, contextId: randomUUID() }),
+    });
+    const row = await t.db
+      .selectFrom("sessions")
+      .selectAll()
+      .where("id", "=", s.id)
+      .executeTakeFirstOrThrow();
+    const outbox = await t.db
+      .selectFrom("outbox")
+      .selectAll()
+      .where("msg_id", "=", `${s.id}.created`)
+      .executeTakeFirstOrThrow();
+    expect(outbox.subject).toBe(topics.sessionCreated.subject);
+    const announced = fromBinary(SessionCreatedSchema, outbox.payload).session;
+    expect(announced).toEqual(sessionToProto(row, h.clock.now()));
+    const events = await h.client.listSessionEvents({ spaceId, sessionId: s.id });
+    expect(events.events.map((e) => e.type)).toEqual(["session.created"]);
   });
 
   it("caps a sandbox session at 60 s whatever it asked for and never charges it", async () => {

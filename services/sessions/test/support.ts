@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { type Bus, createMemoryBus } from "@avatar/bus";
 import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import { SessionsService } from "@avatar/contracts/sessions";
-import { connectInterceptors, createClients, type Env, silentLogger } from "@avatar/runtime";
+import { connectInterceptors, createClients, type Env, errorDetailOf, silentLogger } from "@avatar/runtime";
 import { openServiceDb, type ServiceTestDb } from "@avatar/testkit";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
@@ -69,7 +69,7 @@ export function harness(
     },
   );
   const transport = createRouterTransport((router) => app.routes(router), {
-    router: { interceptors: connectInterceptors(silentLogger) },
+    router: { interceptors: connectInterceptors(silentLogger, "sessions") },
   });
   return { app, client: createClient(SessionsService, transport), clock, bus, db };
 }
@@ -104,6 +104,9 @@ export async function failure(promise: Promise<unknown>): Promise<ConnectError> 
   }
   throw new Error("expected the call to fail");
 }
+
+/** The reason in a domain error's detail (e.g. NOT_SESSION_OWNER). */
+export const errorReason = (err: ConnectError): string | undefined => errorDetailOf(err)?.reason;
 
 /** The space's ledger as [kind, amount, minute] rows, oldest first. */
 export async function ledgerOf(db: Kysely<SessionsDatabase>, spaceId: string, sessionId?: string) {

@@ -16,20 +16,65 @@ const started = (over: Partial<TimerFields> = {}): TimerFields => ({
   next_charge_at: at(60_000),
   charged_minutes: 1,
   worker_deadline_at: null,
+  worker_seen_at: null,
+  takeover_deadline_at: null,
   ...over,
 });
 
 describe("nextDueStep", () => {
-  it("ends a session whose pipeline worker went silent with SERVER_ERROR, after charging earlier minutes", () => {
-    const row = started({ worker_deadline_at: at(75_000) });
+  it("offers a session whose worker's lease ran out to the other workers, after charging served minutes", () => {
+    const row = started({ worker_deadline_at: at(75_000), worker_seen_at: at(69_000) });
     expect(nextDueStep(row, at(74_999))).toMatchObject({ kind: "charge", minuteIndex: 1 });
     const charged = { ...row, next_charge_at: at(120_000), charged_minutes: 2 };
     expect(nextDueStep(charged, at(74_999))).toBeUndefined();
-    expect(nextDueStep(charged, at(200_000))).toEqual({
+    expect(nextDueStep(charged, at(200_000))).toEqual({ kind: "worker_lost", at: at(75_000) });
+  });
+
+  it("charges a minute of a session a worker runs once the worker was heard serving after it began", () => {
+    const row = started({ worker_deadline_at: at(66_000), worker_seen_at: at(58_000) });
+    expect(nextDueStep(row, at(61_000))).toBeUndefined();
+    expect(nextDueStep({ ...row, worker_seen_at: at(60_000) }, at(61_000))).toBeUndefined();
+    expect(nextDueStep({ ...row, worker_seen_at: at(60_001) }, at(61_000))).toEqual({
+      kind: "charge",
+      minuteIndex: 1,
+      at: at(60_000),
+    });
+  });
+
+  it("ends a lost session nobody took at the takeover deadline, as of when it was last served", () => {
+    const row = started({ takeover_deadline_at: at(90_000), worker_seen_at: at(59_000) });
+    expect(nextDueStep(row, at(89_999))).toBeUndefined();
+    // The minute that began after it was last served is not charged.
+    expect(nextDueStep(row, at(90_000))).toEqual({
       kind: "end",
       reason: "SERVER_ERROR",
-      at: at(75_000),
+      at: at(59_000),
+      vouches: false,
     });
+  });
+
+  it("charges no minute past an idle deadline it may not judge yet", () => {
+    const row = started({ idle_deadline_at: at(90_000), next_charge_at: at(60_000) });
+    const paused = { judge: false };
+    expect(nextDueStep(row, at(200_000), paused)).toMatchObject({ kind: "charge", minuteIndex: 1 });
+    const charged = { ...row, next_charge_at: at(120_000), charged_minutes: 2 };
+    expect(nextDueStep(charged, at(200_000), paused)).toBeUndefined();
+    expect(nextDueStep(charged, at(200_000))).toMatchObject({ kind: "end", reason: "IDLE_TIMEOUT" });
+  });
+
+  it("judges neither idleness nor leases nor takeovers while judgment is paused (an outage)", () => {
+    const paused = { judge: false };
+    const idle = started({ idle_deadline_at: at(10_000), next_charge_at: null });
+    expect(nextDueStep(idle, at(20_000), paused)).toBeUndefined();
+    const lease = started({ worker_deadline_at: at(10_000), worker_seen_at: at(0), next_charge_at: null });
+    expect(nextDueStep(lease, at(20_000), paused)).toBeUndefined();
+    const lost = started({ takeover_deadline_at: at(10_000), worker_seen_at: at(0) });
+    expect(nextDueStep(lost, at(20_000), paused)).toBeUndefined();
+    // The maximum duration is no judgment: it ends the session, and vouches for the minutes before it.
+    const max = started({ max_end_at: at(90_000), worker_seen_at: at(30_000) });
+    expect(nextDueStep(max, at(95_000), paused)).toMatchObject({ kind: "charge", minuteIndex: 1 });
+    const charged = { ...max, next_charge_at: at(120_000), charged_minutes: 2 };
+    expect(nextDueStep(charged, at(95_000), paused)).toMatchObject({ kind: "end", vouches: true });
   });
 
   it("has nothing due before the first timer", () => {
@@ -43,12 +88,18 @@ describe("nextDueStep", () => {
 
   it("ends before charging a minute that begins at or after the end", () => {
     const idle = started({ idle_deadline_at: at(60_000) });
-    expect(nextDueStep(idle, at(90_000))).toEqual({ kind: "end", reason: "IDLE_TIMEOUT", at: at(60_000) });
+    expect(nextDueStep(idle, at(90_000))).toEqual({
+      kind: "end",
+      reason: "IDLE_TIMEOUT",
+      at: at(60_000),
+      vouches: true,
+    });
     const max = started({ max_end_at: at(50_000) });
     expect(nextDueStep(max, at(90_000))).toEqual({
       kind: "end",
       reason: "MAX_DURATION_REACHED",
       at: at(50_000),
+      vouches: true,
     });
   });
 
@@ -69,6 +120,7 @@ describe("nextDueStep", () => {
       kind: "end",
       reason: "ZOMBIE_SESSION_REAP",
       at: at(600_000),
+      vouches: false,
     });
     expect(nextDueStep({ ...started(), state: "ENDED" }, at(10_000_000))).toBeUndefined();
   });

@@ -1,11 +1,13 @@
 import { TokensService } from "@avatar/contracts/tokens";
 import { type ServiceApp, type ServiceDeps, type ServiceModule, sealerFromEnv } from "@avatar/runtime";
+import { cachedAvatars } from "./avatar-cache.js";
 import { migrations } from "./migrations/index.js";
 import { mintService } from "./mint.js";
 import { readMintSettings } from "./mint-settings.js";
 import type { TokensDatabase } from "./schema.js";
 import { tokensAdminService } from "./service.js";
 import { SessionTokenSigner } from "./signing-keys.js";
+import { cachedSpaces } from "./space-cache.js";
 
 export { type MintDeps, mintSessionToken } from "./mint.js";
 export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint-settings.js";
@@ -26,10 +28,22 @@ export async function build(
     ...(options.now ? { now: options.now } : {}),
   });
   await signer.ensureKey();
-  const mint = mintService({ db: deps.db, signer, clients: deps.clients, log: deps.log, settings });
+  const spaces = cachedSpaces(deps.db, deps.bus);
+  // The catalog client is taken at the first call, not while the service builds.
+  const avatars = cachedAvatars({ getAvatar: (req) => deps.clients.catalog.getAvatar(req) }, deps.bus);
+  const mint = mintService({
+    db: deps.db,
+    spaces,
+    avatars,
+    signer,
+    clients: deps.clients,
+    log: deps.log,
+    settings,
+  });
   return {
     name: "tokens",
-    routes: (router) => router.service(TokensService, { ...tokensAdminService(deps.db, signer), ...mint }),
+    routes: (router) =>
+      router.service(TokensService, { ...tokensAdminService(deps.db, signer, spaces), ...mint }),
   };
 }
 

@@ -15,21 +15,25 @@ import { type Clients, invalidRequest, isUuid, type Logger, notFound } from "@av
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import type { AvatarLookup } from "./avatar-cache.js";
 import { sessionClaims } from "./claims.js";
 import { sessionDuration, spaceDurationLimit } from "./duration.js";
 import { LanguageCodes } from "./languages.js";
 import { mintEmbedSessionToken } from "./mint-embed.js";
 import type { MintSettings } from "./mint-settings.js";
-import * as repo from "./repository.js";
 import { resolveAvatar } from "./resolve-avatar.js";
 import { resolveMemory } from "./resolve-memory.js";
 import { resolveSessionConfig } from "./resolve-session.js";
 import { checkRequestRules } from "./rules.js";
 import type { TokensDatabase } from "./schema.js";
 import type { SessionTokenSigner } from "./signing-keys.js";
+import type { SpaceLookup } from "./space-cache.js";
 
 export interface MintDeps {
   db: Kysely<TokensDatabase>;
+  spaces: SpaceLookup;
+  /** The catalog's GetAvatar, usually cached (avatar-cache.ts). */
+  avatars: AvatarLookup;
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
   signer: Pick<SessionTokenSigner, "sign" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
@@ -55,7 +59,7 @@ export async function mintSessionToken(
   if (!request) throw invalidRequest("request is required", { field: "request" });
   checkRequestRules(request);
 
-  const space = isUuid(req.spaceId) ? await repo.findSpace(deps.db, req.spaceId) : undefined;
+  const space = isUuid(req.spaceId) ? await deps.spaces.find(req.spaceId) : undefined;
   if (!space) throw notFound("Space not found", { field: "space_id" });
   const maxSessionDuration = sessionDuration(request.maxSessionDuration, spaceDurationLimit(space), {
     isSandbox: request.isSandbox,
@@ -64,7 +68,7 @@ export async function mintSessionToken(
 
   const { catalog, agents, memory, sessions } = deps.clients;
   const languages = deps.languages ?? new LanguageCodes(catalog);
-  const avatar = await resolveAvatar(catalog, space.id, request);
+  const avatar = await resolveAvatar(deps.avatars, space.id, request);
   const init = await resolveSessionConfig({ catalog, agents, languages }, space.id, avatar, request);
   const memoryId =
     init.mode === SessionMode.FULL ? await resolveMemory(memory, space.id, request.memory) : "";

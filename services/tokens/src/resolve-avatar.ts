@@ -1,6 +1,7 @@
 import { type Avatar, AvatarStatus } from "@avatar/contracts/catalog";
 import { type SessionRequest, VideoQuality } from "@avatar/contracts/common";
-import { type Clients, invalidRequest } from "@avatar/runtime";
+import { invalidRequest } from "@avatar/runtime";
+import type { AvatarLookup } from "./avatar-cache.js";
 import { lookup } from "./lookup.js";
 
 const statusNames: Partial<Record<AvatarStatus, string>> = {
@@ -14,7 +15,7 @@ const statusNames: Partial<Record<AvatarStatus, string>> = {
  * not expired, sandbox-enabled for a sandbox session, 1080p for very_high quality (400 otherwise).
  */
 export async function resolveAvatar(
-  catalog: Clients["catalog"],
+  catalog: AvatarLookup,
   spaceId: string,
   request: SessionRequest,
 ): Promise<Avatar> {

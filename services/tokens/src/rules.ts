@@ -1,10 +1,13 @@
 import { SessionMode, type SessionRequest } from "@avatar/contracts/common";
 import { invalidRequest } from "@avatar/runtime";
 
+/** The message of a token request that asks for transportB (contract section 7). */
+export const TRANSPORT_B_UNAVAILABLE = "transportB is not available in this deployment";
+
 /**
- * The rules that need nothing but the request (interface.md rule 5, contract section 4), and the
- * choices the interface leaves open for LITE objects: one agent or realtime configuration at most, and
- * one transport at most.
+ * The rules that need nothing but the request (interface.md rule 5, contract section 4), the choice
+ * the interface leaves open for LITE objects (one agent or realtime configuration at most), and the
+ * transports this deployment has (contract section 7: no transportB).
  */
 export function checkRequestRules(request: SessionRequest): void {
   if (request.mode !== SessionMode.FULL && request.mode !== SessionMode.LITE) {
@@ -36,10 +39,9 @@ export function checkRequestRules(request: SessionRequest): void {
         field: agents[1] ?? "",
       });
     }
-    if (lite.transportA && lite.transportB) {
-      throw invalidRequest("transportA_config and transportB_config select different transports; send one", {
-        field: "transportB_config",
-      });
-    }
+  }
+  // Contract section 7: this deployment has no transportB SDK, so it never pretends to publish there.
+  if (request.lite?.transportB) {
+    throw invalidRequest(`transportB_config: ${TRANSPORT_B_UNAVAILABLE}`, { field: "transportB_config" });
   }
 }

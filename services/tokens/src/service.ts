@@ -9,6 +9,7 @@ import { apiKeyToProto, signingKeyToProto, spaceToProto } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { TokensDatabase } from "./schema.js";
 import type { SessionTokenSigner } from "./signing-keys.js";
+import type { SpaceLookup } from "./space-cache.js";
 import { tierFromProto } from "./tiers.js";
 import { verifyWithDatabaseKeys } from "./verify.js";
 
@@ -39,6 +40,7 @@ function isUniqueViolation(err: unknown): boolean {
 export function tokensAdminService(
   db: Kysely<TokensDatabase>,
   signer: SessionTokenSigner,
+  spaces: Pick<SpaceLookup, "changed">,
 ): Partial<ServiceImpl<typeof TokensService>> {
   async function requireSpace(spaceId: string) {
     const space = isUuid(spaceId) ? await repo.findSpace(db, spaceId) : undefined;
@@ -106,6 +108,7 @@ export function tokensAdminService(
       // An UPDATE without columns is not valid SQL: with nothing to change, the space is returned as it is.
       const row = Object.keys(changes).length > 0 ? await repo.updateSpace(db, req.spaceId, changes) : space;
       if (!row) throw notFound("Space not found", { field: "space_id" });
+      spaces.changed(row.id);
       return { space: spaceToProto(row) };
     },
 

@@ -6,6 +6,7 @@ import { toJsonString } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { tokensAdminService } from "../src/service.js";
+import { cachedSpaces } from "../src/space-cache.js";
 import { clearTokens, failure, fixedApiKey, newSigner, openTokensDb, type TokensTestDb } from "./support.js";
 
 let t: TokensTestDb;
@@ -13,7 +14,10 @@ let tokens: DirectCalls<typeof TokensService>;
 
 beforeAll(async () => {
   t = await openTokensDb();
-  tokens = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db)));
+  tokens = callDirectly(
+    TokensService,
+    tokensAdminService(t.db, newSigner(t.db), cachedSpaces(t.db, undefined)),
+  );
 });
 afterAll(async () => {
   await t.close();

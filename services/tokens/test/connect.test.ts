@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TokensDatabase, tokensModule } from "../src/index.js";
 import { tokensAdminService } from "../src/service.js";
 import { SessionTokenSigner } from "../src/signing-keys.js";
+import { cachedSpaces } from "../src/space-cache.js";
 import {
   failure,
   fixedApiKey,
@@ -49,8 +50,9 @@ describe("TokensService over an in-process Connect transport", () => {
     signer = newSigner(t.db);
     const log = createLogger({ sink: () => {} });
     const transport = createRouterTransport(
-      (router) => router.service(TokensService, tokensAdminService(t.db, signer)),
-      { router: { interceptors: connectInterceptors(log) } },
+      (router) =>
+        router.service(TokensService, tokensAdminService(t.db, signer, cachedSpaces(t.db, undefined))),
+      { router: { interceptors: connectInterceptors(log, "tokens") } },
     );
     client = createClient(TokensService, transport);
   });

@@ -45,6 +45,7 @@ import { migrations } from "../src/migrations/index.js";
 import * as repo from "../src/repository.js";
 import type { TokensDatabase } from "../src/schema.js";
 import { SessionTokenSigner } from "../src/signing-keys.js";
+import { cachedSpaces } from "../src/space-cache.js";
 
 type Init<D extends DescMessage> = Exclude<MessageInitShape<D>, MessageShape<D>>;
 
@@ -278,10 +279,13 @@ export async function tokensFixture(now?: () => number): Promise<TokensFixture> 
 }
 
 export function mintDeps(fixture: TokensFixture, world: World): MintDeps {
+  const clients = doubleClients(world);
   return {
     db: fixture.db,
+    spaces: cachedSpaces(fixture.db, undefined),
+    avatars: clients.catalog,
     signer: fixture.signer,
-    clients: doubleClients(world),
+    clients,
     log: silentLogger,
     settings: defaultMintSettings,
   };

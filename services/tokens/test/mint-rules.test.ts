@@ -773,7 +773,7 @@ describe("LITE requests", () => {
     });
   });
 
-  it("400 for two agent configurations or both transports", async () => {
+  it("400 for two agent configurations", async () => {
     const { avatar } = fullSetup();
     const a = world.secret(SecretType.VENDORA_API_KEY).id;
     const d = world.secret(SecretType.VENDORD_API_KEY).id;
@@ -787,22 +787,39 @@ describe("LITE requests", () => {
       Code.InvalidArgument,
       "vendorD_agent_config",
     );
+    expect(world.calls).toEqual([]);
+  });
+
+  it("400 for transportB, which this deployment does not have, alone, with transportA or on a FULL request", async () => {
+    const { avatar } = fullSetup();
+    const transportB = {
+      transportBAppId: "a",
+      transportBToken: "t",
+      transportBChannel: "c",
+      transportBUid: "u",
+    };
+    const refused = /^transportB_config: transportB is not available in this deployment$/;
+    const sessionsBefore = world.sessions.length;
+    await rejects(mint(lite(avatar.id, { transportB })), Code.InvalidArgument, "transportB_config", refused);
     await rejects(
       mint(
         lite(avatar.id, {
-          transportA: { transportAUrl: "u", transportARoom: "r", transportAClientToken: "t" },
-          transportB: {
-            transportBAppId: "a",
-            transportBToken: "t",
-            transportBChannel: "c",
-            transportBUid: "u",
-          },
+          transportA: { transportAUrl: "wss://u", transportARoom: "r", transportAClientToken: "t" },
+          transportB,
         }),
       ),
       Code.InvalidArgument,
       "transportB_config",
+      refused,
+    );
+    await rejects(
+      mint({ ...fullRequest(avatar.id), lite: { transportB } }),
+      Code.InvalidArgument,
+      "transportB_config",
+      refused,
     );
     expect(world.calls).toEqual([]);
+    expect(world.sessions).toHaveLength(sessionsBefore);
   });
 
   it("a LITE session without agent configuration animates the avatar for the caller's own audio", async () => {
@@ -911,18 +928,17 @@ describe("token claims", () => {
       isSandbox: true,
       lite: {
         vendorBRealtime: { secretId: secret.id, model: "gpt-realtime", voice: "alloy", temperature: 0.8 },
-        transportB: {
-          transportBAppId: "app",
-          transportBToken: "TRANSPORT-TOKEN",
-          transportBChannel: "c",
-          transportBUid: "u",
+        transportA: {
+          transportAUrl: "wss://caller.example/",
+          transportARoom: "their-room",
+          transportAClientToken: "TRANSPORT-TOKEN",
         },
       },
     });
     const text = JSON.stringify(decodeJwt(minted.sessionToken));
     expect(text).toContain(secret.id);
     expect(text).not.toContain("TRANSPORT-TOKEN");
-    expect(text).toContain('"transport_b_app_id":"app"');
+    expect(text).toContain('"transport_a_room":"their-room"');
   });
 
   it("the stored config keeps dynamic variables as strings", async () => {

@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { tokensAdminService } from "../src/service.js";
 import { RETIRED_KEY_GRACE_MS, type SessionTokenSigner } from "../src/signing-keys.js";
+import { cachedSpaces } from "../src/space-cache.js";
 import {
   clearTokens,
   failure,
@@ -35,7 +36,8 @@ beforeEach(async () => {
   signer = newSigner(t.db, sealer);
 });
 
-const service = () => callDirectly(TokensService, tokensAdminService(t.db, signer));
+const service = () =>
+  callDirectly(TokensService, tokensAdminService(t.db, signer, cachedSpaces(t.db, undefined)));
 
 /** The key set a gateway builds from GetSigningKeys. */
 function keySet(res: GetSigningKeysResponse): JSONWebKeySet {

@@ -1,9 +1,11 @@
+import { createMemoryBus } from "@avatar/bus";
 import { Tier, TokensService } from "@avatar/contracts/tokens";
 import { errorDetailOf } from "@avatar/runtime";
-import { callDirectly, type DirectCalls } from "@avatar/testkit";
+import { callDirectly, type DirectCalls, eventually } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { tokensAdminService } from "../src/service.js";
+import { cachedSpaces } from "../src/space-cache.js";
 import { tierLimits } from "../src/tiers.js";
 import { clearTokens, failure, fixedApiKey, newSigner, openTokensDb, type TokensTestDb } from "./support.js";
 
@@ -12,7 +14,10 @@ let tokens: DirectCalls<typeof TokensService>;
 
 beforeAll(async () => {
   t = await openTokensDb();
-  tokens = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db)));
+  tokens = callDirectly(
+    TokensService,
+    tokensAdminService(t.db, newSigner(t.db), cachedSpaces(t.db, undefined)),
+  );
 });
 afterAll(async () => {
   await t.close();
@@ -178,5 +183,23 @@ describe("updateSpace", () => {
       "space_id",
     );
     await expectFailure(tokens.updateSpace({ spaceId: "nope", name: "x" }), Code.NotFound, "space_id");
+  });
+});
+
+describe("cached spaces (what minting reads)", () => {
+  it("an update reaches the cache of this replica at once and another replica's through the bus", async () => {
+    const bus = createMemoryBus();
+    const here = cachedSpaces(t.db, bus);
+    const there = cachedSpaces(t.db, bus);
+    const service = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db), here));
+    const { space } = await service.createSpace({ name: "Cached", tier: Tier.FREE });
+    const id = space?.id ?? "";
+    expect((await here.find(id))?.tier).toBe("free");
+    expect((await there.find(id))?.tier).toBe("free");
+    await service.updateSpace({ spaceId: id, tier: Tier.PRO });
+    expect((await here.find(id))?.tier).toBe("pro");
+    // Well within the cache's TTL: only the invalidation message can have done it.
+    await eventually(async () => expect((await there.find(id))?.tier).toBe("pro"), 2_000);
+    await bus.close();
   });
 });

@@ -27,8 +27,34 @@ export const globalOptions: OptionSpecs = {
   "tokens-url": { type: "string", value: "URL", description: "tokens service (default: $TOKENS_URL)" },
   "catalog-url": { type: "string", value: "URL", description: "catalog service (default: $CATALOG_URL)" },
   "sessions-url": { type: "string", value: "URL", description: "sessions service (default: $SESSIONS_URL)" },
+  "nats-url": { type: "string", value: "URL", description: "the deployment's NATS (default: $NATS_URL)" },
+  "nats-namespace": {
+    type: "string",
+    value: "NS",
+    description: "the deployment's bus namespace (default: $NATS_NAMESPACE)",
+  },
   help: { type: "boolean", description: "show help" },
 };
+
+/** Where the bus is: --nats-url or $NATS_URL, and --nats-namespace or $NATS_NAMESPACE. */
+export function resolveBus(
+  values: OptionValues,
+  env: Record<string, string | undefined>,
+): { natsUrl: string; namespace: string | undefined } {
+  const natsUrl = stringOption(values, "nats-url") ?? env.NATS_URL;
+  if (!natsUrl) throw new UsageError("no NATS server: pass --nats-url or set NATS_URL");
+  const namespace = stringOption(values, "nats-namespace") ?? env.NATS_NAMESPACE;
+  return { natsUrl, namespace: namespace || undefined };
+}
+
+/** A whole number from 1 to `max`. */
+export function parseCount(value: string, name: string, max = 1_000_000): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new UsageError(`--${name} must be a whole number from 1 to ${max} (got "${value}")`);
+  }
+  return n;
+}
 
 export function wantsHelp(argv: string[]): boolean {
   return argv.includes("--help") || argv.includes("-h");

@@ -1,17 +1,34 @@
-import { createClients } from "@avatar/runtime";
-import { commandWords, parseCommandArgs, resolveServiceUrls, wantsHelp } from "./args.js";
+import type { Bus } from "@avatar/bus";
+import { connectBus, createClients, silentLogger } from "@avatar/runtime";
+import {
+  commandWords,
+  type OptionValues,
+  parseCommandArgs,
+  resolveBus,
+  resolveServiceUrls,
+  wantsHelp,
+} from "./args.js";
 import type { Command, Io } from "./command.js";
 import { creditsCommands } from "./commands/credits.js";
+import { deadLetterCommands } from "./commands/deadletter.js";
 import { importCommands } from "./commands/import.js";
 import { keyCommands } from "./commands/key.js";
 import { spaceCommands } from "./commands/space.js";
+import { webhookCommands } from "./commands/webhook.js";
 import { reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, mainHelp } from "./help.js";
 import { createOutput } from "./output.js";
 
 export type { Io } from "./command.js";
 
-export const commands: Command[] = [...spaceCommands, ...keyCommands, ...creditsCommands, ...importCommands];
+export const commands: Command[] = [
+  ...spaceCommands,
+  ...keyCommands,
+  ...creditsCommands,
+  ...importCommands,
+  ...webhookCommands,
+  ...deadLetterCommands,
+];
 
 const groups = [...new Set(commands.map((c) => c.group))];
 
@@ -44,16 +61,39 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
 
   let prepared: ReturnType<Command["prepare"]>;
   let urls: ReturnType<typeof resolveServiceUrls>;
+  let values: OptionValues;
   try {
-    const { values, positionals } = parseCommandArgs(argv, command.options);
-    prepared = command.prepare(values, checkPositionals(command, positionals.slice(2)));
+    const parsed = parseCommandArgs(argv, command.options);
+    values = parsed.values;
+    prepared = command.prepare(values, checkPositionals(command, parsed.positionals.slice(2)));
     urls = resolveServiceUrls(prepared.services, values, io.env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     throw new UsageError(`${err.message} (see "avatarctl ${group} ${action} --help")`);
   }
-  await prepared.run({ clients: createClients(urls), out: createOutput(io), env: io.env });
+  const bus = lazyBus(io, values);
+  try {
+    await prepared.run({ clients: createClients(urls), out: createOutput(io), env: io.env, bus: bus.get });
+  } finally {
+    await bus.close();
+  }
   return 0;
+}
+
+/** The bus, connected when a command first asks for it, and closed after the command (unless given). */
+function lazyBus(io: Io, values: OptionValues) {
+  let connected: Promise<Bus> | undefined;
+  return {
+    get: (): Promise<Bus> => {
+      if (io.bus) return Promise.resolve(io.bus);
+      const { natsUrl, namespace } = resolveBus(values, io.env);
+      connected ??= connectBus({ natsUrl, namespace }, "avatarctl", silentLogger);
+      return connected;
+    },
+    close: async () => {
+      if (connected) await (await connected.catch(() => undefined))?.close();
+    },
+  };
 }
 
 function printed(io: Io, text: string): number {

@@ -1,3 +1,4 @@
+import type { Bus } from "@avatar/bus";
 import type { Clients, ServiceName } from "@avatar/runtime";
 import type { OptionSpecs, OptionValues } from "./args.js";
 import type { Output } from "./output.js";
@@ -7,12 +8,16 @@ export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
   env: Record<string, string | undefined>;
+  /** The bus to use instead of connecting to NATS_URL (tests). */
+  bus?: Bus;
 }
 
 export interface CommandContext {
   clients: Clients;
   out: Output;
   env: Record<string, string | undefined>;
+  /** The deployment's bus (NATS at --nats-url or $NATS_URL, in $NATS_NAMESPACE), connected on first use. */
+  bus(): Promise<Bus>;
 }
 
 /** A command whose arguments were checked: what it will call and how. */

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { lookSeedOf } from "@avatar/catalog/look-seed";
 import { type AvatarSchema, AvatarStatus, type VoiceSchema } from "@avatar/contracts/catalog";
 import { isUuid } from "@avatar/runtime";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -169,18 +170,6 @@ export function toAvatars(
     read.rejectUnknownFields();
     return avatar;
   });
-}
-
-function lookSeedOf(fields: Record<string, string>) {
-  return {
-    seed: fields.seed ?? "",
-    presentation: fields.presentation ?? "",
-    skinTone: fields.skin_tone ?? "",
-    hairStyle: fields.hair_style ?? "",
-    hairColor: fields.hair_color ?? "",
-    outfit: fields.outfit ?? "",
-    background: fields.background ?? "",
-  };
 }
 
 export function toVoices(

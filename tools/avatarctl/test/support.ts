@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createMemoryBus } from "@avatar/bus";
+import { type Bus, createMemoryBus } from "@avatar/bus";
 import { catalogModule, readCatalogFile } from "@avatar/catalog";
 import { type GrantCreditsRequest, SessionsService } from "@avatar/contracts/sessions";
 import {
@@ -27,8 +27,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs avatarctl in this process with only the given environment. */
-export async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+/** Runs avatarctl in this process with only the given environment (and `bus` as the deployment's bus). */
+export async function cli(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  bus?: Bus,
+): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
   const code = await run(argv, {
@@ -39,6 +43,7 @@ export async function cli(argv: string[], env: Record<string, string | undefined
       stderr += text;
     },
     env,
+    ...(bus ? { bus } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -1,4 +1,6 @@
+import type { RecordingSummary } from "@avatar/media";
 import { EventSocket, type ReceivedEvent } from "./event-socket.js";
+import { SessionRecording } from "./recording.js";
 import { tone } from "./tone.js";
 
 export interface ConversationOptions {
@@ -11,6 +13,8 @@ export interface ConversationOptions {
   /** What the avatar says in FULL mode (avatar.repeat). */
   text: string;
   print: (line: string) => void;
+  /** Watch the session over WHEP and record what a viewer receives to this file (.mkv / .webm). */
+  record?: string;
 }
 
 export interface ConversationReport {
@@ -21,6 +25,7 @@ export interface ConversationReport {
   interrupted: boolean | undefined;
   stoppedWith: string;
   closeCode: number;
+  recording?: RecordingSummary;
 }
 
 interface Envelope {
@@ -55,9 +60,20 @@ export async function runConversation(options: ConversationOptions): Promise<Con
   const t0 = performance.now();
   const socket = await EventSocket.open(started.body.data.ws_url, t0, (e) => options.print(describe(e)));
   await socket.next("session.state_updated", (e) => e.state === "connected");
+  const recording = options.record
+    ? await SessionRecording.start(options.baseUrl, minted.session_id, minted.session_token, options.record)
+    : undefined;
+  if (recording) options.print(`watching over WHEP, recording to ${options.record}`);
 
   const spoken = options.mode === "LITE" ? await speakLite(socket) : await speakFull(socket, options.text);
   if (options.mode === "LITE") await interruptLite(socket);
+  const recorded = await recording?.stop();
+  if (recorded) {
+    options.print(
+      `recorded ${recorded.videoFrames} video frames and ${recorded.audioPackets} audio packets ` +
+        `(${recorded.durationMs} ms) to ${recorded.path}`,
+    );
+  }
 
   const stopped = await call("POST", "/v1/sessions/stop", bearer);
   if (stopped.status !== 200) throw new Error(`stop: HTTP ${stopped.status} ${JSON.stringify(stopped.body)}`);
@@ -69,6 +85,7 @@ export async function runConversation(options: ConversationOptions): Promise<Con
     ...spoken,
     stoppedWith: stoppedEvent.end_reason,
     closeCode: closed.code,
+    ...(recorded ? { recording: recorded } : {}),
   };
 }
 

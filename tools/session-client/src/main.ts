@@ -2,7 +2,8 @@ import { parseArgs } from "node:util";
 import { runConversation } from "./conversation.js";
 
 const usage = `pnpm session-client --key API_KEY [--url http://localhost:8080] [--mode LITE|FULL]
-                      [--avatar ID] [--no-sandbox] [--text "what the FULL avatar says"]`;
+                      [--avatar ID] [--no-sandbox] [--text "what the FULL avatar says"]
+                      [--record FILE.mkv|FILE.webm]   (what a WHEP viewer receives, playable with ffplay/VLC)`;
 
 const { values } = parseArgs({
   options: {
@@ -12,6 +13,7 @@ const { values } = parseArgs({
     avatar: { type: "string" },
     "no-sandbox": { type: "boolean", default: false },
     text: { type: "string", default: "Hello! I am speaking with a voice synthesized on this machine." },
+    record: { type: "string" },
   },
 });
 const mode = values.mode?.toUpperCase();
@@ -27,6 +29,7 @@ try {
     avatarId: values.avatar,
     sandbox: !values["no-sandbox"],
     text: values.text ?? "",
+    ...(values.record ? { record: values.record } : {}),
     print: (line) => process.stdout.write(`${line}\n`),
   });
   const audio = report.audioMs === undefined ? "" : ` for ${report.audioMs} ms of audio`;

@@ -1,11 +1,12 @@
 /**
  * One named durable consumer over the in-process event log, with JetStream's pull-consumer semantics:
  * every matching event is handled once per consumer name (shared by all its subscriptions, each handling
- * one message at a time), acknowledged when the handler resolves, redelivered `retryDelayMs` after a
- * throw or `ackWaitMs` after a delivery that has not completed, and dropped after `maxDeliver` deliveries.
+ * one message at a time), acknowledged when the handler resolves, redelivered after a throw (the delay
+ * doubling each time, up to `maxRetryDelayMs`) or `ackWaitMs` after a delivery that has not completed,
+ * and moved to the dead letters after `maxDeliver` deliveries.
  */
 import type { DurableHandler, DurableMessage, Subscription } from "../bus.js";
-import type { ConsumerSettings } from "../durable-settings.js";
+import { type ConsumerSettings, retryDelayOf } from "../durable-settings.js";
 import { InFlight } from "../in-flight.js";
 import { type BusLogger, errorText } from "../logger.js";
 import type { EventLog } from "./event-log.js";
@@ -40,6 +41,8 @@ export class MemoryDurableConsumer {
     private filter: string,
     private settings: ConsumerSettings,
     private readonly logger: BusLogger,
+    /** Stores a given-up message as a dead letter under `subject`. */
+    private readonly deadLetter: (subject: string, msg: DurableMessage, error: string) => Promise<void>,
   ) {}
 
   /** A later consumeDurable with the same name updates the filter and settings, like a JetStream update. */
@@ -154,27 +157,59 @@ export class MemoryDurableConsumer {
     clearTimeout(pending.timer);
     const fields = { consumer: this.name, subject, deliveryCount: attempt, error: errorText(err) };
     if (attempt >= this.settings.maxDeliver) {
-      this.logger("error", "durable handler failed on last delivery; message dropped", fields);
-      this.#forget(seq);
+      this.#giveUp(seq, attempt, errorText(err), fields);
       return;
     }
     this.logger("warn", "durable handler failed; will redeliver", fields);
-    pending.state = "waiting";
-    pending.timer = setTimeout(() => this.#makeReady(seq), this.settings.retryDelayMs);
+    this.#wait(seq, retryDelayOf(this.settings, attempt));
   }
 
   #ackWaitExpired(seq: number, attempt: number): void {
     const pending = this.#pending.get(seq);
     if (!pending || pending.deliveries !== attempt || pending.state !== "delivered") return;
     if (attempt >= this.settings.maxDeliver) {
-      this.logger("error", "durable message not acknowledged on last delivery; message dropped", {
-        consumer: this.name,
-        deliveryCount: attempt,
-      });
-      this.#forget(seq);
+      const error = `not acknowledged within ${this.settings.ackWaitMs} ms`;
+      this.#giveUp(seq, attempt, error, { consumer: this.name, deliveryCount: attempt });
       return;
     }
     this.#makeReady(seq);
+  }
+
+  /** The last delivery failed: the message becomes a dead letter (kept, and retried, if it cannot). */
+  #giveUp(seq: number, attempt: number, error: string, fields: Record<string, unknown>): void {
+    const event = this.log.get(seq);
+    const pending = this.#pending.get(seq);
+    if (!event || !pending) {
+      this.#forget(seq);
+      return;
+    }
+    pending.state = "waiting";
+    const msg = { subject: event.subject, data: event.data, headers: event.headers, deliveryCount: attempt };
+    this.deadLetter(this.settings.deadLetterSubject, msg, error).then(
+      () => {
+        this.logger(
+          "error",
+          "durable handler failed on last delivery; message moved to the dead letters",
+          fields,
+        );
+        this.#forget(seq);
+      },
+      (storeErr: unknown) => {
+        this.logger("error", "could not store a dead letter; will redeliver", {
+          ...fields,
+          storeError: errorText(storeErr),
+        });
+        this.#wait(seq, this.settings.maxRetryDelayMs);
+      },
+    );
+  }
+
+  #wait(seq: number, delayMs: number): void {
+    const pending = this.#pending.get(seq);
+    if (!pending) return;
+    pending.state = "waiting";
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(() => this.#makeReady(seq), delayMs);
   }
 
   #makeReady(seq: number): void {

@@ -15,6 +15,7 @@ export class EventLog {
   readonly #entries: StoredEvent[] = [];
   /** msgId -> time it was first stored; insertion order is time order. */
   readonly #msgIds = new Map<string, number>();
+  readonly #deleted = new Set<number>();
   #nextSeq = 1;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -41,7 +42,15 @@ export class EventLog {
   get(seq: number): StoredEvent | undefined {
     this.#prune(this.now());
     const first = this.#entries[0];
-    return first ? this.#entries[seq - first.seq] : undefined;
+    if (!first || this.#deleted.has(seq)) return undefined;
+    return this.#entries[seq - first.seq];
+  }
+
+  /** Removes one event; false when there was none at `seq`. */
+  delete(seq: number): boolean {
+    if (!this.get(seq)) return false;
+    this.#deleted.add(seq);
+    return true;
   }
 
   /** The first event at or after `fromSeq` whose subject matches `filter`. */
@@ -51,7 +60,7 @@ export class EventLog {
     if (!first) return undefined;
     for (let i = Math.max(0, fromSeq - first.seq); i < this.#entries.length; i++) {
       const event = this.#entries[i];
-      if (event && subjectMatches(filter, event.subject)) return event;
+      if (event && !this.#deleted.has(event.seq) && subjectMatches(filter, event.subject)) return event;
     }
     return undefined;
   }
@@ -63,7 +72,8 @@ export class EventLog {
 
   #prune(now: number): void {
     while (this.#entries.length > 0 && now - (this.#entries[0]?.storedAt ?? now) >= EVENTS_MAX_AGE_MS) {
-      this.#entries.shift();
+      const gone = this.#entries.shift();
+      if (gone) this.#deleted.delete(gone.seq);
     }
     for (const [id, storedAt] of this.#msgIds) {
       if (now - storedAt < DEDUPE_WINDOW_MS) break;

@@ -1,7 +1,8 @@
 /**
  * A durable JetStream pull consumer feeding one handler, one message at a time: each loop turn pulls a
- * single message, runs the handler, then acks (success), naks with `retryDelayMs` (failure) or terms
- * (failure on the last allowed delivery). Several subscriptions with one consumer name share its messages.
+ * single message, runs the handler, then acks (success), naks with a growing delay (failure), or on the
+ * last allowed delivery stores it as a dead letter and terms it (a dead letter that cannot be stored
+ * keeps the message: it is naked again). Several subscriptions with one consumer name share its messages.
  * The loop survives outages: after any pull failure it backs off, re-creates stream and consumer if they
  * are gone, and pulls again.
  */
@@ -16,8 +17,15 @@ import {
   type JsMsg,
 } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
-import { type DurableHandler, RequestTimeoutError, type Subscription } from "../bus.js";
-import type { ConsumerSettings } from "../durable-settings.js";
+import {
+  type BusHeaders,
+  type DurableHandler,
+  type DurableMessage,
+  RequestTimeoutError,
+  type Subscription,
+} from "../bus.js";
+import { deadLetterOf } from "../dead-letters.js";
+import { type ConsumerSettings, retryDelayOf } from "../durable-settings.js";
 import { InFlight } from "../in-flight.js";
 import { type BusLogger, errorText } from "../logger.js";
 import { isClosedConnection, isMissingStream } from "./errors.js";
@@ -36,6 +44,8 @@ export interface DurableDeps {
   js: JetStreamClient;
   jsm: JetStreamManager;
   ensureStream(): Promise<void>;
+  /** Stores a durable message (the bus's publishDurable): dead letters go through it. */
+  publish(subject: string, data: Uint8Array, headers: BusHeaders): Promise<void>;
   logger: BusLogger;
   timeoutMs: number;
 }
@@ -54,7 +64,9 @@ export async function startDurableConsumer(
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(settings.ackWaitMs),
-    max_deliver: settings.maxDeliver,
+    // Unlimited on the server: the loop decides when a message is given up (after storing it as a
+    // dead letter), so that it is never dropped without one.
+    max_deliver: -1,
   };
   // Adding an existing durable updates it (filter, ack wait, max deliver).
   const ensureConsumer = async () => {
@@ -76,7 +88,11 @@ export async function startDurableConsumer(
     timedOut,
   );
   const recover = () => bounded(ensureConsumer, deps.timeoutMs, timedOut);
-  return new PullLoop(pullConsumer, handler, settings, recover, deps.logger, consumer);
+  const deadLetter = (msg: DurableMessage, error: string) => {
+    const letter = deadLetterOf(msg, consumer, error);
+    return deps.publish(settings.deadLetterSubject, letter.data, letter.headers);
+  };
+  return new PullLoop(pullConsumer, handler, settings, recover, deadLetter, deps.logger, consumer);
 }
 
 class PullLoop implements Subscription {
@@ -89,6 +105,7 @@ class PullLoop implements Subscription {
     private readonly handler: DurableHandler,
     private readonly settings: ConsumerSettings,
     private readonly recover: () => Promise<void>,
+    private readonly deadLetter: (msg: DurableMessage, error: string) => Promise<void>,
     private readonly logger: BusLogger,
     private readonly name: string,
   ) {
@@ -151,22 +168,36 @@ class PullLoop implements Subscription {
 
   async #handle(msg: JsMsg): Promise<void> {
     const deliveryCount = msg.info.deliveryCount;
+    const message: DurableMessage = {
+      subject: msg.subject,
+      data: msg.data,
+      headers: fromNatsHeaders(msg.headers),
+      deliveryCount,
+    };
     try {
-      await this.handler({
-        subject: msg.subject,
-        data: msg.data,
-        headers: fromNatsHeaders(msg.headers),
-        deliveryCount,
-      });
+      await this.handler(message);
       msg.ack();
     } catch (err) {
       const fields = { consumer: this.name, subject: msg.subject, deliveryCount, error: errorText(err) };
-      if (deliveryCount >= this.settings.maxDeliver) {
-        this.logger("error", "durable handler failed on last delivery; message dropped", fields);
-        msg.term();
-      } else {
+      if (deliveryCount < this.settings.maxDeliver) {
         this.logger("warn", "durable handler failed; will redeliver", fields);
-        msg.nak(this.settings.retryDelayMs);
+        msg.nak(retryDelayOf(this.settings, deliveryCount));
+        return;
+      }
+      try {
+        await this.deadLetter(message, errorText(err));
+        this.logger(
+          "error",
+          "durable handler failed on last delivery; message moved to the dead letters",
+          fields,
+        );
+        msg.term();
+      } catch (storeErr) {
+        this.logger("error", "could not store a dead letter; will redeliver", {
+          ...fields,
+          storeError: errorText(storeErr),
+        });
+        msg.nak(this.settings.maxRetryDelayMs);
       }
     }
   }

@@ -52,3 +52,11 @@ export function isMissingStream(err: unknown): boolean {
 export function closedToBusError(err: unknown): unknown {
   return isClosedConnection(err) ? new BusClosedError() : err;
 }
+
+/** A stream message looked up (or deleted) by sequence is not there. */
+export function isMessageNotFound(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.NoMessageFound || /not found/i.test(err.message))
+  );
+}

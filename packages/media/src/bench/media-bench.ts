@@ -1,7 +1,8 @@
 /**
- * Building blocks of `pnpm bench:media`: each runs one measurement on SYNTHETIC frames (see
- * synthetic-frames.ts) and returns figures. CPU figures are process CPU time (ours plus the ffmpeg
- * children's, from /proc), so they hold on a shared machine better than wall time does.
+ * Building blocks of `pnpm bench:media`: each runs one measurement and returns figures. The frames come
+ * from a FrameSource (`pnpm bench:media` gives the avatar's renderer speaking; by default SYNTHETIC frames,
+ * see synthetic-frames.ts). CPU figures are process CPU time (ours plus the ffmpeg children's, from
+ * /proc), so they hold on a shared machine better than wall time does.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -9,12 +10,29 @@ import { itemAt } from "../checked.js";
 import { liveEncoderPids } from "../encode/encoder-process.js";
 import { ffmpegBinary } from "../encode/ffmpeg-binary.js";
 import { ffmpegVideoArgs } from "../encode/video-encoding.js";
-import { FRAME_MS, type VideoCodecName, type VideoQualityName, videoSize } from "../frames.js";
+import { type AvFrame, FRAME_MS, type VideoCodecName, type VideoQualityName, videoSize } from "../frames.js";
 import { MediaSession } from "../media-session.js";
+import type { AvatarVideoGenerator } from "../video-generator.js";
 import { WhepViewer } from "../webrtc/whep-viewer.js";
 import { syntheticFrame, syntheticFrames } from "./synthetic-frames.js";
 
 const TICK_MS = 10; // /proc clock ticks (USER_HZ 100)
+
+/** Where a benchmark's frames come from: a real-time stream, and stills for the bare encoder. */
+type Frames = AsyncIterable<AvFrame> | AvatarVideoGenerator;
+
+export interface FrameSource {
+  /** A real-time stream of frames (a renderer is made asynchronously: it rasterizes its look first). */
+  stream(quality: VideoQualityName): Promise<Frames> | Frames;
+  /** `count` consecutive frames' pixels, rendered now (the same kind of frames the stream has). */
+  stills(quality: VideoQualityName, count: number): Promise<Uint8Array[]> | Uint8Array[];
+}
+
+export const syntheticSource: FrameSource = {
+  stream: (quality) => syntheticFrames({ ...videoSize(quality), realtime: true }),
+  stills: (quality, count) =>
+    Array.from({ length: count }, (_, i) => syntheticFrame(i, videoSize(quality), 0).video.data),
+};
 
 function childCpuMs(pids: number[]): number {
   let total = 0;
@@ -33,9 +51,14 @@ function childCpuMs(pids: number[]): number {
 }
 
 /** The floor: the same frames through one bare ffmpeg encoder (same arguments), CPU ms per frame. */
-export async function bareEncoderCost(codec: VideoCodecName, quality: VideoQualityName, frames = 100) {
+export async function bareEncoderCost(
+  codec: VideoCodecName,
+  quality: VideoQualityName,
+  frames = 100,
+  source: FrameSource = syntheticSource,
+) {
   const { width, height } = videoSize(quality);
-  const inputs = Array.from({ length: 25 }, (_, i) => syntheticFrame(i, { width, height }, 0).video.data);
+  const inputs = await source.stills(quality, 50);
   const child = spawn(ffmpegBinary(), ffmpegVideoArgs({ codec, width, height }), {
     stdio: ["pipe", "pipe", "ignore"],
   });
@@ -60,10 +83,11 @@ export async function sessionCost(
   quality: VideoQualityName,
   seconds = 5,
   viewers = 1,
+  source: FrameSource = syntheticSource,
 ) {
   const { width, height } = videoSize(quality);
   const session = new MediaSession({
-    frames: syntheticFrames({ width, height, realtime: true }),
+    frames: await source.stream(quality),
     video: { codec, width, height },
     rtc: { iceServers: [], bindAddress: "127.0.0.1" },
   });
@@ -144,13 +168,14 @@ export async function concurrentSessions(
   codec: VideoCodecName = "H264",
   quality: VideoQualityName = "high",
   seconds = 6,
+  source: FrameSource = syntheticSource,
 ) {
   const { width, height } = videoSize(quality);
-  const sessions = Array.from(
-    { length: count },
-    () =>
+  const streams = await Promise.all(Array.from({ length: count }, () => source.stream(quality)));
+  const sessions = streams.map(
+    (frames) =>
       new MediaSession({
-        frames: syntheticFrames({ width, height, realtime: true }),
+        frames,
         video: { codec, width, height },
         rtc: { iceServers: [], bindAddress: "127.0.0.1" },
       }),

@@ -10,7 +10,7 @@ import { frameToPng } from "../render/poster.js";
 import { type LookRaster, rasterizeLook } from "../render/raster.js";
 
 /**
- * The work a look worker thread does (look-worker/worker.mjs runs these): the CPU-heavy drawing that
+ * The work a look worker thread does (thread.ts runs these): the CPU-heavy drawing that
  * would stall a process's event loop for seconds. Results come back with their buffers transferred.
  */
 

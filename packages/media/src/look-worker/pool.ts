@@ -26,7 +26,8 @@ interface Slot {
   current: Pending | undefined;
 }
 
-const WORKER_URL = new URL("./worker.mjs", import.meta.url);
+// Beside this module in the sources; beside the process's bundle (built from thread.ts) after pnpm build.
+const WORKER_URL = new URL("./look-worker.mjs", import.meta.url);
 
 export class LookWorkerPool {
   private readonly slots: Slot[] = [];

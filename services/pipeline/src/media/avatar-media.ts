@@ -20,17 +20,22 @@ import type { Clock } from "../realtime/clock.js";
 import type { AvatarOutput } from "./avatar-output.js";
 import type { LookSource } from "./look-source.js";
 import type { SessionMedia, SessionMediaContext } from "./session-media.js";
+import { tappedFrames } from "./tapped-frames.js";
+import type { TransportAPublication, TransportAPublishing } from "./transport-a.js";
 import { WaitingVoice } from "./waiting-voice.js";
 
 export interface AvatarMediaDeps {
   looks: LookSource;
   rtc: RtcSettings;
   ffmpegPath?: string;
+  /** Where sessions with a transportA room publish. */
+  transportA?: TransportAPublishing;
 }
 
 interface Live {
   renderer: PortraitRenderer;
   stream: MediaSession;
+  room?: { publication: TransportAPublication | undefined; leave: AbortController };
 }
 
 const STATUS_OF: Record<WhepErrorKind, WhepStatus> = {
@@ -42,7 +47,8 @@ const STATUS_OF: Record<WhepErrorKind, WhepStatus> = {
 /**
  * A session's avatar media on this worker. The voice the mode pushes plays out in real time whether or
  * not anyone watches; the portrait renderer and the encoders start with the first viewer (nothing is
- * drawn or encoded for a session nobody watches) and take over the voice from where it is playing.
+ * drawn or encoded for a session nobody watches) and take over the voice from where it is playing. A
+ * session with a transportA room is watched from its start: its frames are published there.
  */
 export class AvatarMedia implements SessionMedia {
   readonly output: AvatarOutput;
@@ -59,8 +65,21 @@ export class AvatarMedia implements SessionMedia {
     this.output = {
       speak: (pcm, phonemes) => this.speak(samplesFromBytes(pcm), phonemes),
       endUtterance: () => (this.live ? this.live.renderer.flush() : this.waiting.flush()),
-      interrupt: () => (this.live ? this.live.renderer.clearBuffer() : this.waiting.clear()),
+      interrupt: () => {
+        if (!this.live) return this.waiting.clear();
+        this.live.renderer.clearBuffer();
+        this.live.room?.publication?.clearAudio();
+      },
     };
+  }
+
+  /** A session with a transportA destination publishes into its room from the start. */
+  publishIfRoom(): void {
+    const { session, config, log } = this.ctx;
+    if (!this.deps.transportA?.destination(session, config)) return;
+    this.goLive().catch((err: unknown) =>
+      log.warn("the avatar's media could not start for its room", { err }),
+    );
   }
 
   async whep(request: WhepRequest): Promise<WhepResponse> {
@@ -95,8 +114,11 @@ export class AvatarMedia implements SessionMedia {
     const live = this.live ?? (await this.starting?.catch(() => undefined));
     this.live = undefined;
     if (!live) return;
+    live.room?.leave.abort();
     await live.stream.close();
     live.renderer.close();
+    const report = await live.room?.publication?.done.catch(() => undefined);
+    if (report) this.ctx.log.info("left the transportA room", { report });
   }
 
   private speak(samples: Int16Array, phonemes?: readonly PhonemeMark[]): void {
@@ -136,8 +158,34 @@ export class AvatarMedia implements SessionMedia {
       onError: (err) => this.ctx.log.warn("the avatar's stream failed", { err }),
       onViewerGone: (viewerId, reason) => this.ctx.log.info("a viewer left", { viewerId, reason }),
     });
-    this.live = { renderer, stream };
+    const onFrame = this.ctx.onFrame;
+    if (onFrame) stream.tap((frame) => onFrame(frame));
+    this.live = { renderer, stream, ...(await this.joinRoom(stream)) };
     return this.live;
+  }
+
+  /** Publishes the frames into the session's transportA room, if it has one. */
+  private async joinRoom(stream: MediaSession): Promise<Pick<Live, "room">> {
+    const transportA = this.deps.transportA;
+    const { session, config, log } = this.ctx;
+    if (!transportA?.destination(session, config)) return {};
+    const leave = new AbortController();
+    const publication = await transportA
+      .publish({
+        session,
+        config,
+        frames: tappedFrames((listener) => stream.tap(listener), { signal: leave.signal }),
+        signal: leave.signal,
+        onState: (state) => {
+          if (state.state === "failed")
+            log.warn("the avatar could not publish into its transportA room", { state });
+        },
+      })
+      .catch((err: unknown) => {
+        log.warn("the avatar could not join its transportA room", { err });
+        return undefined;
+      });
+    return { room: { publication, leave } };
   }
 }
 

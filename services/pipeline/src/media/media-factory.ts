@@ -5,19 +5,26 @@ import { AvatarMedia } from "./avatar-media.js";
 import { LookSource } from "./look-source.js";
 import { noMedia } from "./no-media.js";
 import type { SessionMediaFactory } from "./session-media.js";
+import type { TransportAPublishing } from "./transport-a.js";
 
 /**
- * The sessions' media on this worker: the avatar rendered from its look (read from the catalog) and
- * served to WHEP viewers, unless PIPELINE_MEDIA is off. The WebRTC settings (WEBRTC_*) and FFMPEG_PATH
+ * The sessions' media on this worker: the avatar rendered from its look (read from the catalog), served
+ * to WHEP viewers and published into transportA rooms, unless PIPELINE_MEDIA is off. The WebRTC settings (WEBRTC_*) and FFMPEG_PATH
  * come from the environment; a bad value stops the worker at start rather than at the first viewer.
  */
 export function avatarMediaFactory(deps: {
   catalog: Pick<Client<typeof CatalogService>, "getAvatarLook">;
   env: Record<string, string | undefined>;
   mediaOn: boolean;
+  transportA?: TransportAPublishing;
 }): SessionMediaFactory {
   if (!deps.mediaOn) return noMedia;
   const rtc = readRtcSettings(deps.env);
   const looks = new LookSource(deps.catalog);
-  return async (ctx) => new AvatarMedia(ctx, { looks, rtc });
+  const transportA = deps.transportA;
+  return async (ctx) => {
+    const media = new AvatarMedia(ctx, { looks, rtc, ...(transportA ? { transportA } : {}) });
+    media.publishIfRoom();
+    return media;
+  };
 }

@@ -36,6 +36,11 @@ export class Connections {
     return this.lastSeen.delete(id);
   }
 
+  /** Counts every socket as heard from at `now` (nothing could be heard while the bus was down). */
+  refresh(now: number): void {
+    for (const id of this.lastSeen.keys()) this.lastSeen.set(id, now);
+  }
+
   /** Removes and answers the sockets not heard from since `now - timeoutMs`. */
   expire(now: number, timeoutMs: number): string[] {
     const gone: string[] = [];

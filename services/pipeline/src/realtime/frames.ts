@@ -22,12 +22,19 @@ export function serverEventJson(sessionId: string, event: ServerEventInput): str
 
 export class ServerFrames {
   private readonly subject: string;
+  /** This worker's ownership epoch of the session, on every frame (the gateways fence on it). */
+  epoch = 0;
 
   constructor(
     private readonly bus: Bus,
     private readonly sessionId: string,
   ) {
     this.subject = realtimeSubjects.serverFrames(sessionId);
+  }
+
+  /** Acknowledges a connection's messages up to `ackSeq`; `resend` asks for those after it again. */
+  ack(connectionId: string, ackSeq: number, resend: boolean): void {
+    this.publish({ connectionId, ackSeq: BigInt(ackSeq), resend });
   }
 
   /** One JSON message to one connection, or to all when connectionId is empty. */
@@ -46,8 +53,10 @@ export class ServerFrames {
     close?: boolean;
     closeCode?: number;
     closeReason?: string;
+    ackSeq?: bigint;
+    resend?: boolean;
   }) {
-    const frame = create(ServerFrameSchema, { sessionId: this.sessionId, ...fields });
+    const frame = create(ServerFrameSchema, { sessionId: this.sessionId, epoch: this.epoch, ...fields });
     this.bus.publish(this.subject, toBinary(ServerFrameSchema, frame));
   }
 }

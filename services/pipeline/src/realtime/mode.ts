@@ -2,6 +2,7 @@ import type { SessionConfig } from "@avatar/contracts/common";
 import type { Session, SessionEndReason, TranscriptEntry } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
 import type { AvatarOutput } from "../media/avatar-output.js";
+import type { TurnMetrics } from "./turn-metrics.js";
 
 /**
  * The seam between a session's runner (connections, bus, lifecycle: realtime/session-runner.ts) and what
@@ -27,6 +28,12 @@ export interface ServerEventInput {
   [field: string]: unknown;
 }
 
+/** A session this worker took over from another one (which died or handed it over). */
+export interface Resumption {
+  /** The transcript so far, oldest first: a FULL conversation goes on from it. */
+  transcript: TranscriptEntry[];
+}
+
 export interface SessionContext {
   readonly sessionId: string;
   readonly spaceId: string;
@@ -35,6 +42,8 @@ export interface SessionContext {
   readonly log: Logger;
   /** The avatar's voice, as its media stream plays it (the renderer animates the avatar from it). */
   readonly avatar: AvatarOutput;
+  /** Set when the session was taken over: it runs on, it does not start (no opening text again). */
+  readonly resumed?: Resumption;
   /** Sends an event to every connection of the session (or one, when connectionId is given). */
   send(event: ServerEventInput, connectionId?: string): void;
   /** `error {error: {type, message}}` to the client; the session goes on. */
@@ -43,6 +52,11 @@ export interface SessionContext {
   sendWarning(type: string, message: string, sourceEventId?: string | null): void;
   /** Writes transcript entries through the sessions service (idempotent by entry_id, retried). */
   appendTranscript(entries: Omit<TranscriptEntry, "$typeName" | "$unknown">[]): void;
+  /**
+   * Per-turn latency: modes begin a turn and mark its stages; the media code reports rendered frames
+   * with `turnMetrics.videoFrame(frame)` (realtime/turn-metrics.ts).
+   */
+  readonly turnMetrics: TurnMetrics;
   /** Asks the sessions service to end the session (e.g. AGENT_HANG_UP); the runner then stops the mode. */
   end(reason: SessionEndReason): Promise<void>;
   /** Milliseconds since the Unix epoch (injectable clock). */
@@ -54,7 +68,10 @@ export interface SessionContext {
 export interface ModeHandler {
   /** Event types this mode accepts (besides the common ones the runner handles itself). */
   readonly accepts: ReadonlySet<string>;
-  /** The first client connected (FULL speaks its opening text here). Called again after a reconnect. */
+  /**
+   * A client connected: `firstTime` for the first socket this runner sees (FULL speaks its opening text
+   * then, unless the session was resumed). Called again for later sockets.
+   */
   onConnected(connectionId: string, firstTime: boolean): void;
   handle(event: ClientEvent): void;
   /** The session ended or the worker stops: release providers and timers; send nothing after this. */

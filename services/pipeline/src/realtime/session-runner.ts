@@ -14,6 +14,7 @@ import {
   SessionEndReason,
   SessionState,
   type SessionsService,
+  type TranscriptEntry,
 } from "@avatar/contracts/sessions";
 import { endReasonFromProto, type Logger, realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -23,13 +24,15 @@ import { withoutMedia } from "../media/no-media.js";
 import type { SessionMedia, SessionMediaFactory } from "../media/session-media.js";
 import type { PipelineSettings } from "../settings.js";
 import { ActivityReporter } from "./activity.js";
+import { BatchWriter } from "./batch-writer.js";
 import { type Clock, Timer } from "./clock.js";
 import { Connections } from "./connections.js";
 import { readEnvelope } from "./envelope.js";
 import { readClientFrame, ServerFrames, serverEventJson } from "./frames.js";
-import type { ModeFactory, ModeHandler, SessionContext } from "./mode.js";
-import { sessionContext } from "./session-context.js";
-import { type Outcome, SessionReports } from "./session-reports.js";
+import { InboundOrder } from "./inbound-order.js";
+import type { ModeFactory, ModeHandler, Resumption, SessionContext } from "./mode.js";
+import { type StoredEvent, sessionContext } from "./session-context.js";
+import { isNotOwner, SessionReports } from "./session-reports.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 
 export type RunnerSettings = Pick<
@@ -52,43 +55,73 @@ export interface RunnerDeps {
   modeFor(config: SessionConfig): ModeFactory;
   /** The session's media (the rendered avatar and its viewers). */
   media: SessionMediaFactory;
-  /** The runner is done (ended, or the session turned out not to be this worker's). */
+  /** The runner is done (ended, lost, handed over, or the session turned out not to be this worker's). */
   onFinished(sessionId: string): void;
+  /** Work that outlives the runner (an end reported late); a stopping worker waits for it. */
+  track(work: Promise<void>): void;
+}
+
+export interface RunnerOptions {
+  /** The session was running on another worker: resume it rather than start it. */
+  takeover?: boolean;
 }
 
 /**
- * pending: assigned, waiting for the start to complete (frames are kept); running: the mode handles
- * events; finished: nothing more is sent.
+ * pending: assigned, waiting for the start (or takeover) to be recorded (frames are kept); running: the
+ * mode handles events; finished: nothing more is sent.
  */
 type Phase = "pending" | "running" | "finished";
 
 const ACK = new Uint8Array(0);
 const CONFIRM_RETRY_MS = 500;
+/** Pages of transcript read to resume a session (1,000 entries each). */
+const MAX_TRANSCRIPT_PAGES = 20;
+
+/** What a client is told when its session moved to this worker, by mode. */
+const RESUMED_MESSAGE = {
+  FULL: "the session moved to another server and goes on; an answer in progress was cut short",
+  LITE: "the session moved to another server and goes on; audio of an utterance in progress was lost, send it again",
+};
 
 /**
  * One session on this worker: the bridge between the client sockets (ClientFrames relayed by any
  * gateway on rt.<id>.in, ServerFrames back on rt.<id>.out) and the session's mode handler. It tracks
- * the sockets, validates every message envelope, handles the common events, reports activity and
- * connection state to the sessions service, ends the session when no client is there, and on the end
- * sends `session.stopped` and closes every socket.
+ * the sockets, takes each client message once and in order (inbound-order.ts), validates every message
+ * envelope, handles the common events, reports activity and connection state to the sessions service,
+ * ends the session when no client is there, and on the end sends `session.stopped` and closes every
+ * socket.
+ *
+ * Ownership: the runner serves the session under the epoch the sessions service recorded for this worker
+ * (every frame it sends carries it; gateways drop frames of an older epoch). When told it lost the
+ * session (a heartbeat answer, or a refused call) it stops at once without a word to the clients: the
+ * session goes on elsewhere. A runner created for a takeover resumes the session: the clients' sockets
+ * carry on, FULL's conversation continues from the transcript, and each client hears that the session
+ * moved. A stopping worker hands its sessions over (`handOver`).
  */
 export class SessionRunner {
   readonly sessionId: string;
   private phase: Phase = "pending";
   private session: Session;
+  private epochValue = 0;
+  private releasing = false;
+  /** The bus was down at the last sweep: the sockets' silence meant nothing. */
+  private busWasDown = false;
   private readonly log: Logger;
   private readonly subscription: Subscription;
   private readonly whepSubscription: Subscription;
   private media: SessionMedia | undefined;
   private readonly out: ServerFrames;
+  private readonly order: InboundOrder;
   private readonly connections = new Connections();
   private readonly activity: ActivityReporter;
   private readonly transcript: TranscriptWriter;
+  private readonly events: BatchWriter<StoredEvent>;
   private readonly reports: SessionReports;
   private readonly graceTimer: Timer;
   private readonly sweepTimer: Timer;
   private readonly confirmTimer: Timer;
   private readonly assignedAt: number;
+  private readonly takeover: boolean;
   private startedAt: number;
   /** Frames that arrived before the mode was ready, in order. */
   private backlog: ClientFrame[] | undefined = [];
@@ -101,25 +134,50 @@ export class SessionRunner {
     private readonly deps: RunnerDeps,
     session: Session,
     private readonly config: SessionConfig,
+    options: RunnerOptions = {},
   ) {
     this.session = session;
     this.sessionId = session.id;
+    this.takeover = options.takeover ?? false;
     this.log = deps.log.child({ sessionId: session.id });
     const clock = deps.clock;
     this.assignedAt = clock.now();
     this.startedAt = this.assignedAt;
     this.out = new ServerFrames(deps.bus, session.id);
+    this.order = new InboundOrder(clock, (id, seq, resend) => {
+      if (this.phase === "running") this.out.ack(id, seq, resend);
+    });
     this.activity = new ActivityReporter(clock, deps.settings.PIPELINE_ACTIVITY_REPORT_MS, () =>
-      this.keepAlive(),
+      this.reports.activity(clock.now()),
     );
     this.transcript = new TranscriptWriter(
       async (entries) => {
-        await deps.sessions.appendTranscript({ sessionId: this.sessionId, entries });
+        try {
+          await deps.sessions.appendTranscript({
+            sessionId: this.sessionId,
+            entries,
+            pipelineEpoch: this.epochValue,
+          });
+        } catch (err) {
+          if (!isNotOwner(err)) throw err;
+          this.lost("the sessions service refused a transcript write of a former owner");
+        }
       },
       clock,
       this.log,
     );
-    this.reports = new SessionReports(deps.sessions, () => this.session, clock, this.log);
+    this.events = new BatchWriter<StoredEvent>(
+      async (events) => {
+        await deps.sessions.appendSessionEvents({ sessionId: this.sessionId, events });
+      },
+      clock,
+      this.log,
+      "session events",
+    );
+    this.reports = new SessionReports(deps.sessions, () => this.session, clock, this.log, {
+      ended: (reason) => void this.finish(reason),
+      lost: () => this.lost("the sessions service refused a call of a former owner"),
+    });
     this.graceTimer = new Timer(clock);
     this.sweepTimer = new Timer(clock);
     this.confirmTimer = new Timer(clock);
@@ -131,6 +189,16 @@ export class SessionRunner {
     });
     this.whepSubscription = deps.bus.serve(realtimeSubjects.whep(session.id), (msg) => this.whep(msg.data));
     this.confirmTimer.arm(CONFIRM_RETRY_MS, () => void this.confirm());
+  }
+
+  /** The ownership epoch this runner serves under (0 until it runs). */
+  get epoch(): number {
+    return this.epochValue;
+  }
+
+  /** Whether the worker's heartbeat should hold the session's lease: running, and not being let go. */
+  get serving(): boolean {
+    return this.phase === "running" && !this.releasing && !this.ending;
   }
 
   /** The session ended (its end event, or the sessions service said so). */
@@ -145,20 +213,70 @@ export class SessionRunner {
     return this.ending;
   }
 
+  /** This worker does not own the session any more: stop at once, without a word to the clients. */
+  lost(why: string): void {
+    this.drop(`ownership lost: ${why}`);
+  }
+
+  /**
+   * The sessions service no longer has the session under this worker: it ended (its clients hear
+   * `session.stopped` from here, when the end event did not reach this worker) or moved (stop silently).
+   */
+  async notOwned(): Promise<void> {
+    if (this.phase !== "running") return;
+    this.releasing = true;
+    const session = await this.reports.current().catch(() => undefined);
+    this.releasing = false;
+    if (session?.state === SessionState.ENDED) await this.finish(session.endReason);
+    else this.lost("the sessions service no longer has it under this worker");
+  }
+
+  /**
+   * The worker is stopping: hands the session to another worker. The mode stops first (nothing more is
+   * said under this epoch), the transcript so far is written and the messages taken are acknowledged,
+   * so the next owner starts where this one ended; then the sessions service offers the session to the
+   * other workers. A session not running yet is let go.
+   */
+  async handOver(): Promise<void> {
+    if (this.phase !== "running" || this.ending) {
+      if (this.phase === "pending") this.drop("the worker is stopping");
+      await this.ending;
+      return;
+    }
+    this.releasing = true;
+    await this.stopServing();
+    this.order.flush();
+    await this.transcript.idle();
+    try {
+      const { workerId } = await this.deps.sessions.releaseSession({
+        sessionId: this.sessionId,
+        workerId: this.deps.workerId,
+        pipelineEpoch: this.epochValue,
+      });
+      this.log.info("session handed over", { to: workerId || "(waiting for a worker)" });
+    } catch (err) {
+      // Its lease runs out instead, and the session is offered to the other workers then.
+      this.log.warn("could not hand the session over", { err });
+    }
+    this.release();
+  }
+
   /** Checks the session against the sessions service: ended elsewhere, or not this worker's. */
   async reconcile(): Promise<void> {
     if (this.phase === "pending") return this.confirm();
-    if (this.phase !== "running" || this.ending) return;
+    if (this.phase !== "running" || this.ending || this.releasing) return;
     const session = await this.reports.current();
     if (!session) return;
     if (session.state === SessionState.ENDED) await this.finish(session.endReason);
-    else if (session.pipelineWorkerId !== this.deps.workerId) this.drop("the session runs elsewhere");
+    else if (session.pipelineWorkerId !== this.deps.workerId || session.pipelineEpoch !== this.epochValue) {
+      this.lost("the session runs elsewhere");
+    }
   }
 
-  // ---- ownership: the start that assigned this worker must complete with this worker ----
+  // ---- ownership: the start (or takeover) that assigned this worker must be recorded for it ----
 
   private confirm(): Promise<void> {
-    this.confirming ??= this.checkStart()
+    this.confirming ??= this.checkAssignment()
       .catch((err: unknown) => {
         this.log.warn("could not read the session's state", { err });
         this.retryConfirm();
@@ -169,21 +287,25 @@ export class SessionRunner {
     return this.confirming;
   }
 
-  private async checkStart(): Promise<void> {
+  private async checkAssignment(): Promise<void> {
     if (this.phase !== "pending") return;
     const session = await this.reports.current();
     if (!session || this.phase !== "pending") return;
     if (session.state === SessionState.ENDED) return this.finish(session.endReason);
     if (session.state !== SessionState.STARTED) return this.retryConfirm();
-    // Two concurrent first starts may each have had a worker assigned; the one recorded runs it.
-    if (session.pipelineWorkerId !== this.deps.workerId) return this.drop("another worker runs the session");
+    // Two concurrent first starts (or offers of a takeover) may each have had a worker assigned; the one
+    // recorded runs it. A takeover is recorded only after this worker's answer: wait for it.
+    if (session.pipelineWorkerId !== this.deps.workerId) {
+      if (this.takeover) return this.retryConfirm();
+      return this.drop("another worker runs the session");
+    }
     await this.begin(session);
   }
 
   private retryConfirm(): void {
     if (this.phase !== "pending") return;
     if (this.deps.clock.now() - this.assignedAt > this.deps.settings.PIPELINE_START_WAIT_MS) {
-      this.drop("the session did not start");
+      this.drop(this.takeover ? "another worker took the session" : "the session did not start");
       return;
     }
     this.confirmTimer.arm(CONFIRM_RETRY_MS, () => void this.confirm());
@@ -193,8 +315,19 @@ export class SessionRunner {
     this.phase = "running";
     this.confirmTimer.clear();
     this.session = session;
+    this.epochValue = session.pipelineEpoch;
+    this.out.epoch = session.pipelineEpoch;
+    this.reports.setEpoch(session.pipelineEpoch);
     if (session.startedAt) this.startedAt = timestampMs(session.startedAt);
-    this.armConnectGrace();
+    const resumed = this.takeover ? await this.resumption() : undefined;
+    if (this.phase !== "running") return;
+    if (resumed) {
+      this.log.info("session taken over", { epoch: this.epochValue, entries: resumed.transcript.length });
+      // Its clients were connected elsewhere: they come back (their gateways' next frames) or it ends.
+      this.armDisconnectGrace();
+    } else {
+      this.armConnectGrace();
+    }
     this.sweep();
     const media = await this.startMedia(session);
     this.media = media;
@@ -210,9 +343,11 @@ export class SessionRunner {
       clock: this.deps.clock,
       out: this.out,
       transcript: this.transcript,
-      open: () => this.phase === "running",
+      events: this.events,
+      open: () => this.phase === "running" && !this.releasing,
       startedAt: () => this.startedAt,
       end: (reason) => this.end(reason),
+      ...(resumed ? { resumed } : {}),
     });
     try {
       this.mode = await this.deps.modeFor(this.config)(this.context);
@@ -225,6 +360,11 @@ export class SessionRunner {
       await this.mode.stop().catch(() => {});
       return;
     }
+    if (resumed) {
+      // Every socket of the session hears it at once (they are still open through their gateways).
+      const mode = this.config.mode === SessionMode.LITE ? "LITE" : "FULL";
+      this.send({ type: "warning", warning: { type: "session_resumed", message: RESUMED_MESSAGE[mode] } });
+    }
     const backlog = this.backlog ?? [];
     this.backlog = undefined;
     for (const frame of backlog) this.process(frame);
@@ -233,7 +373,13 @@ export class SessionRunner {
   /** The session's media; a session whose media cannot start still runs (its viewers hear why). */
   private async startMedia(session: Session): Promise<SessionMedia> {
     try {
-      return await this.deps.media({ session, config: this.config, log: this.log, clock: this.deps.clock });
+      return await this.deps.media({
+        session,
+        config: this.config,
+        log: this.log,
+        clock: this.deps.clock,
+        onFrame: (frame) => this.context?.turnMetrics.videoFrame(frame),
+      });
     } catch (err) {
       this.log.error("the session's media could not start", { err });
       return withoutMedia("the avatar's media could not start for this session");
@@ -246,7 +392,7 @@ export class SessionRunner {
     // A viewer may come before any socket: its call confirms the start as a socket's first frame would.
     if (this.phase === "pending") await this.confirm();
     const media = this.media;
-    if (this.phase !== "running" || !media) {
+    if (this.phase !== "running" || this.releasing || !media) {
       const message = this.phase === "finished" ? "the session is over" : "the session is starting";
       return answer(create(WhepResponseSchema, { status: WhepStatus.UNAVAILABLE, message }));
     }
@@ -263,23 +409,59 @@ export class SessionRunner {
     }
   }
 
-  /** Not this worker's session after all: let go without a word to the clients. */
+  /** The transcript so far, for a session taken over (empty when it cannot be read). */
+  private async resumption(): Promise<Resumption> {
+    const transcript: TranscriptEntry[] = [];
+    let start: bigint | undefined;
+    try {
+      for (let page = 0; page < MAX_TRANSCRIPT_PAGES; page++) {
+        const res = await this.deps.sessions.getTranscript({
+          spaceId: this.session.spaceId,
+          sessionId: this.sessionId,
+          ...(start !== undefined ? { startTimestamp: start } : {}),
+        });
+        transcript.push(...res.entries);
+        if (res.entries.length === 0 || !res.sessionActive || res.nextTimestamp === start) break;
+        if (res.entries.length < 1000) break;
+        start = res.nextTimestamp;
+      }
+    } catch (err) {
+      this.log.warn("could not read the transcript of a session taken over", { err });
+    }
+    return { transcript };
+  }
+
+  /** Not this worker's session (any more): let go without a word to the clients. */
   private drop(why: string): void {
     if (this.phase === "finished") return;
     this.log.info("releasing the session", { why });
     this.phase = "finished";
+    void this.stopServing();
+    this.release();
+  }
+
+  /** Stops everything that serves the session here: the mode, its media, the timers, the reports. */
+  private async stopServing(): Promise<void> {
     this.stopTimers();
-    void this.mode?.stop().catch(() => {});
-    void this.media?.stop().catch(() => {});
+    this.reports.stop();
+    await this.mode?.stop().catch((err: unknown) => this.log.warn("mode stop failed", { err }));
+    await this.media?.stop().catch((err: unknown) => this.log.warn("media stop failed", { err }));
+  }
+
+  /** The last step of every way out: no more frames taken; the worker forgets the runner. */
+  private release(): void {
+    this.phase = "finished";
+    this.order.stop();
     void this.subscription.unsubscribe();
     void this.whepSubscription.unsubscribe();
+    void this.events.idle();
     this.deps.onFinished(this.sessionId);
   }
 
   // ---- frames ----
 
   private receive(frame: ClientFrame): void {
-    if (this.phase === "finished") return;
+    if (this.phase === "finished" || this.releasing) return;
     if (this.backlog) {
       this.backlog.push(frame);
       if (this.phase === "pending") void this.confirm();
@@ -289,19 +471,24 @@ export class SessionRunner {
   }
 
   private process(frame: ClientFrame): void {
-    if (this.phase !== "running") return;
+    if (this.phase !== "running" || this.releasing) return;
     const id = frame.connectionId;
     if (!id) return;
+    const seq = Number(frame.seq);
+    const acked = Number(frame.ackedSeq);
     switch (frame.connection) {
       case ConnectionKind.OPENED:
       case ConnectionKind.HEARTBEAT:
         this.seen(id);
+        this.order.socket(id, seq, acked);
         return;
       case ConnectionKind.CLOSED:
+        this.order.forget(id);
         this.closed(id);
         return;
     }
     if (frame.json) {
+      if (!this.order.message(id, seq, acked)) return;
       this.seen(id);
       this.message(id, frame.json);
     }
@@ -330,10 +517,7 @@ export class SessionRunner {
     if (this.connections.size > 0) return;
     this.send({ type: "session.state_updated", state: "disconnected" });
     this.reportConnection(ConnectionState.DISCONNECTED);
-    this.graceTimer.arm(this.deps.settings.PIPELINE_DISCONNECT_GRACE_MS, () => {
-      this.log.info("no client came back in time");
-      void this.end(SessionEndReason.USER_DISCONNECTED);
-    });
+    this.armDisconnectGrace();
   }
 
   private message(connectionId: string, json: string): void {
@@ -371,7 +555,9 @@ export class SessionRunner {
   }
 
   private send(event: { type: string; [field: string]: unknown }, connectionId?: string): void {
-    if (this.phase === "running") this.out.send(serverEventJson(this.sessionId, event), connectionId);
+    if (this.phase === "running" && !this.releasing) {
+      this.out.send(serverEventJson(this.sessionId, event), connectionId);
+    }
   }
 
   // ---- timers ----
@@ -384,15 +570,35 @@ export class SessionRunner {
     });
   }
 
-  /** Sockets whose gateway went silent count as closed. */
+  private armDisconnectGrace(): void {
+    this.graceTimer.arm(this.deps.settings.PIPELINE_DISCONNECT_GRACE_MS, () => {
+      this.log.info("no client came back in time");
+      void this.end(SessionEndReason.USER_DISCONNECTED);
+    });
+  }
+
+  /**
+   * Sockets whose gateway went silent count as closed; not while this worker's bus is down (no gateway
+   * could be heard), and each gets a full timeout again when it is back.
+   */
   private sweep(): void {
     const timeout = this.deps.settings.PIPELINE_CONNECTION_TIMEOUT_MS;
-    const gone = this.connections.expire(this.deps.clock.now(), timeout);
+    this.sweepTimer.arm(Math.max(20, Math.floor(timeout / 3)), () => this.sweep());
+    const now = this.deps.clock.now();
+    if (this.deps.bus.status() !== "connected") {
+      this.busWasDown = true;
+      return;
+    }
+    if (this.busWasDown) {
+      this.busWasDown = false;
+      this.connections.refresh(now);
+    }
+    const gone = this.connections.expire(now, timeout);
     if (gone.length > 0) {
       this.log.info("sockets timed out (their gateway went silent)", { connections: gone.length });
+      for (const id of gone) this.order.forget(id);
       this.afterClose();
     }
-    this.sweepTimer.arm(Math.max(20, Math.floor(timeout / 3)), () => this.sweep());
   }
 
   private stopTimers(): void {
@@ -404,22 +610,21 @@ export class SessionRunner {
 
   // ---- the sessions service ----
 
-  private keepAlive(): void {
-    void this.reports.activity().then((o) => this.endedElsewhere(o));
-  }
-
   private reportConnection(state: ConnectionState): void {
-    void this.reports.connection(state).then((o) => this.endedElsewhere(o));
+    this.reports.connection(state);
   }
 
-  private endedElsewhere(outcome: Outcome): void {
-    if (outcome.ended) void this.finish(outcome.reason);
-  }
-
+  /**
+   * Asks the sessions service to end the session. When it cannot be reached, the session ends here at
+   * once (billing stops at this moment) and the end is reported until it arrives.
+   */
   private async endRemotely(reason: SessionEndReason): Promise<void> {
-    // When the sessions service cannot be reached the session stays STARTED there; once this worker's
-    // heartbeats stop listing it, the sessions service ends it (SERVER_ERROR) and billing stops.
-    await this.finish((await this.reports.end(reason)) ?? reason);
+    const at = this.deps.clock.now();
+    const outcome = await this.reports.endOnce(reason, at);
+    if (outcome.kind === "lost") return this.lost("the sessions service refused the end");
+    if (outcome.kind === "ended") return this.finish(outcome.reason);
+    this.deps.track(this.reports.endUntilDelivered(reason, at));
+    await this.finish(reason);
   }
 
   /** The end: the mode stops, every client hears `session.stopped` and its socket closes (1000). */
@@ -427,16 +632,12 @@ export class SessionRunner {
     if (this.phase === "finished") return;
     const wasRunning = this.phase === "running";
     this.phase = "finished";
-    this.stopTimers();
-    await this.mode?.stop().catch((err: unknown) => this.log.warn("mode stop failed", { err }));
-    await this.media?.stop().catch((err: unknown) => this.log.warn("media stop failed", { err }));
+    await this.stopServing();
     const endReason = endReasonFromProto(reason) ?? "UNKNOWN";
     this.out.send(serverEventJson(this.sessionId, { type: "session.stopped", end_reason: endReason }));
     this.out.close(1000, "session ended");
-    void this.subscription.unsubscribe();
-    void this.whepSubscription.unsubscribe();
     if (wasRunning) this.log.info("session finished", { endReason });
     void this.transcript.idle();
-    this.deps.onFinished(this.sessionId);
+    this.release();
   }
 }

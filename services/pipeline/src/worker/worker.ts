@@ -3,15 +3,11 @@ import type { SessionConfig } from "@avatar/contracts/common";
 import {
   AssignSessionRequestSchema,
   AssignSessionResponseSchema,
+  WorkerHeartbeatAckSchema,
   WorkerHeartbeatSchema,
 } from "@avatar/contracts/pipeline";
-import {
-  SessionEndedSchema,
-  SessionEndReason,
-  SessionState,
-  type SessionsService,
-} from "@avatar/contracts/sessions";
-import { isUuid, type Logger, realtimeSubjects, topics } from "@avatar/runtime";
+import { SessionEndedSchema, SessionState, type SessionsService } from "@avatar/contracts/sessions";
+import { isUuid, type Logger, pipelineAssignments, realtimeSubjects, topics } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
@@ -32,20 +28,26 @@ export interface WorkerDeps {
   media: SessionMediaFactory;
 }
 
-/** How long a stopping worker waits for its sessions to be ended before it goes anyway. */
+/** How long a stopping worker waits for its sessions to be handed over before it goes anyway. */
 const STOP_WAIT_MS = 5_000;
 
 /**
- * One pipeline process: claims starting sessions from the workers' queue group while it has room, runs
- * a SessionRunner for each, tells everyone which sessions it runs (heartbeat), and lets a runner go when
- * its session ends (the end event, which plain subscribers of the durable subject receive too; a missed
- * event is caught by the periodic reconcile).
+ * One pipeline process: claims starting sessions (and running ones whose worker was lost) from the
+ * workers' queue group while it has room, and runs a SessionRunner for each. Its heartbeat, a request the
+ * sessions service answers, renews its lease on every session it serves under that session's ownership
+ * epoch; the answer names the sessions it lost (taken over elsewhere, or ended), which stop at once. When
+ * the sessions service cannot be reached the worker keeps its sessions and reports again at the next
+ * beat. A runner goes when its session ends (the end event, which plain subscribers of the durable
+ * subject receive too; a missed event is caught by the periodic reconcile). On stop, it takes no more
+ * sessions and hands the ones it runs to other workers: a rollout ends no session.
  */
 export class PipelineWorker {
   readonly id: string;
   private readonly runners = new Map<string, SessionRunner>();
   /** Assignments accepted but whose runner is not created yet. */
   private reserved = 0;
+  /** Work of finished runners still under way (ends reported late). */
+  private readonly pending = new Set<Promise<void>>();
   private subscriptions: Subscription[] = [];
   private readonly heartbeatTimer: Timer;
   private readonly reconcileTimer: Timer;
@@ -79,14 +81,14 @@ export class PipelineWorker {
     });
   }
 
-  /** Takes no more sessions, ends the ones it runs (SERVER_ERROR: nobody would serve them), then stops. */
+  /** Takes no more sessions, hands the ones it runs to other workers, then stops. */
   async stop(): Promise<void> {
     this.stopping = true;
     const [assign, ...rest] = this.subscriptions;
     await assign?.unsubscribe();
-    const ending = Promise.all([...this.runners.values()].map((r) => r.end(SessionEndReason.SERVER_ERROR)));
+    const handing = Promise.all([...[...this.runners.values()].map((r) => r.handOver()), ...this.pending]);
     await Promise.race([
-      ending,
+      handing,
       new Promise<void>((resolve) => this.deps.clock.after(STOP_WAIT_MS, resolve)),
     ]);
     this.heartbeatTimer.clear();
@@ -96,20 +98,34 @@ export class PipelineWorker {
   }
 
   private async assign(msg: BusMessage): Promise<Uint8Array> {
-    const { sessionId } = fromBinary(AssignSessionRequestSchema, msg.data);
+    const answer = await this.claim(msg);
+    const workerId = fromBinary(AssignSessionResponseSchema, answer).workerId;
+    pipelineAssignments.inc({ outcome: workerId ? "claimed" : this.hasRoom() ? "refused" : "full" });
+    return answer;
+  }
+
+  private hasRoom(): boolean {
+    return !this.stopping && this.runners.size + this.reserved < this.deps.settings.PIPELINE_CAPACITY;
+  }
+
+  private async claim(msg: BusMessage): Promise<Uint8Array> {
+    const { sessionId, takeover } = fromBinary(AssignSessionRequestSchema, msg.data);
     if (!isUuid(sessionId)) return this.answer("");
-    if (this.runners.has(sessionId)) return this.answer(this.id);
-    if (this.stopping || this.runners.size + this.reserved >= this.deps.settings.PIPELINE_CAPACITY) {
-      return this.answer("");
-    }
+    const existing = this.runners.get(sessionId);
+    // The same start asked twice is answered again; a takeover replaces a runner this worker lost.
+    if (existing && !takeover) return this.answer(this.id);
+    existing?.lost("the session is being taken over");
+    if (!this.hasRoom()) return this.answer("");
     this.reserved++;
     try {
       const { session, config } = await this.deps.sessions.getSessionConfig({ sessionId });
       if (!session || !config || session.state === SessionState.ENDED || this.stopping)
         return this.answer("");
       if (!this.runners.has(sessionId)) {
-        // The runner listens for the session's frames before the start completes, so none is missed.
-        this.runners.set(sessionId, new SessionRunner(this.runnerDeps(), session, config));
+        // The runner listens for the session's frames before the start (or takeover) is recorded, so
+        // none is missed.
+        const runner = new SessionRunner(this.runnerDeps(), session, config, { takeover });
+        this.runners.set(sessionId, runner);
       }
       return this.answer(this.id);
     } catch (err) {
@@ -138,6 +154,10 @@ export class PipelineWorker {
       onFinished: (sessionId: string) => {
         this.runners.delete(sessionId);
       },
+      track: (work: Promise<void>) => {
+        this.pending.add(work);
+        void work.finally(() => this.pending.delete(work));
+      },
     };
   }
 
@@ -148,19 +168,36 @@ export class PipelineWorker {
   }
 
   private heartbeat(): void {
+    const serving = [...this.runners.values()].filter((r) => r.serving);
     const worker = {
       id: this.id,
       sessionIds: this.sessionIds,
       capacity: this.deps.settings.PIPELINE_CAPACITY,
       lastHeartbeatAt: timestampFromMs(this.deps.clock.now()),
     };
-    try {
-      const hb = create(WorkerHeartbeatSchema, { worker });
-      this.deps.bus.publish(realtimeSubjects.heartbeat, toBinary(WorkerHeartbeatSchema, hb));
-    } catch (err) {
-      this.deps.log.warn("heartbeat not sent", { err });
-    }
+    const leases = serving.map((r) => ({ sessionId: r.sessionId, epoch: r.epoch }));
+    const hb = toBinary(WorkerHeartbeatSchema, create(WorkerHeartbeatSchema, { worker, leases }));
+    void this.beat(hb, serving);
     this.heartbeatTimer.arm(this.deps.settings.PIPELINE_HEARTBEAT_MS, () => this.heartbeat());
+  }
+
+  /** Sends one heartbeat; the runners it names as lost stop. Unanswered: the sessions stay, and wait. */
+  private async beat(hb: Uint8Array, listed: SessionRunner[]): Promise<void> {
+    let reply: Uint8Array;
+    try {
+      reply = await this.deps.bus.request(realtimeSubjects.heartbeat, hb, {
+        timeoutMs: this.deps.settings.PIPELINE_HEARTBEAT_MS,
+      });
+    } catch (err) {
+      this.deps.log.warn("heartbeat not answered; keeping the sessions", { err });
+      return;
+    }
+    const lost = new Set(fromBinary(WorkerHeartbeatAckSchema, reply).lostSessionIds);
+    for (const runner of listed) {
+      if (lost.has(runner.sessionId) && this.runners.get(runner.sessionId) === runner) {
+        void runner.notOwned();
+      }
+    }
   }
 
   private scheduleReconcile(): void {

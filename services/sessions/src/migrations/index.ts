@@ -4,6 +4,7 @@ import * as credits from "./20261122_0002_credits.js";
 import * as transcriptsAndEvents from "./20261122_0003_transcripts_and_events.js";
 import * as outbox from "./20261122_0004_outbox.js";
 import * as pipelineWorkers from "./20261123_0005_pipeline_workers.js";
+import * as workerTakeover from "./20261124_0006_worker_takeover.js";
 
 /** Dated migrations, applied in name order. */
 export const migrations: Migrations = {
@@ -12,4 +13,5 @@ export const migrations: Migrations = {
   "20261122_0003_transcripts_and_events": transcriptsAndEvents,
   "20261122_0004_outbox": outbox,
   "20261123_0005_pipeline_workers": pipelineWorkers,
+  "20261124_0006_worker_takeover": workerTakeover,
 };

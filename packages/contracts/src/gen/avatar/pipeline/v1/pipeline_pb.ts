@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file avatar/pipeline/v1/pipeline.proto.
  */
 export const file_avatar_pipeline_v1_pipeline: GenFile = /*@__PURE__*/
-  fileDesc("CiFhdmF0YXIvcGlwZWxpbmUvdjEvcGlwZWxpbmUucHJvdG8SEmF2YXRhci5waXBlbGluZS52MSJyCgZXb3JrZXISCgoCaWQYASABKAkSEwoLc2Vzc2lvbl9pZHMYAiADKAkSEAoIY2FwYWNpdHkYAyABKAUSNQoRbGFzdF9oZWFydGJlYXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RXb3JrZXJzUmVxdWVzdCJCChNMaXN0V29ya2Vyc1Jlc3BvbnNlEisKB3dvcmtlcnMYASADKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIi0KF0dldFNlc3Npb25Xb3JrZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRgoYR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlEioKBndvcmtlchgBIAEoCzIaLmF2YXRhci5waXBlbGluZS52MS5Xb3JrZXIiKgoUQXNzaWduU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIqChVBc3NpZ25TZXNzaW9uUmVzcG9uc2USEQoJd29ya2VyX2lkGAEgASgJIj0KD1dvcmtlckhlYXJ0YmVhdBIqCgZ3b3JrZXIYASABKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIn4KC0NsaWVudEZyYW1lEhIKCnNlc3Npb25faWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRqc29uGAMgASgJEjYKCmNvbm5lY3Rpb24YBCABKA4yIi5hdmF0YXIucGlwZWxpbmUudjEuQ29ubmVjdGlvbktpbmQifwoLU2VydmVyRnJhbWUSEgoKc2Vzc2lvbl9pZBgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEgwKBGpzb24YAyABKAkSDQoFY2xvc2UYBCABKAgSEgoKY2xvc2VfY29kZRgFIAEoBRIUCgxjbG9zZV9yZWFzb24YBiABKAkiXAoLV2hlcFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRITCglvZmZlcl9zZHAYAiABKAlIABIaChBkZWxldGVfdmlld2VyX2lkGAMgASgJSABCCAoGYWN0aW9uInYKDFdoZXBSZXNwb25zZRIuCgZzdGF0dXMYASABKA4yHi5hdmF0YXIucGlwZWxpbmUudjEuV2hlcFN0YXR1cxISCgphbnN3ZXJfc2RwGAIgASgJEhEKCXZpZXdlcl9pZBgDIAEoCRIPCgdtZXNzYWdlGAQgASgJKogBCg5Db25uZWN0aW9uS2luZBIfChtDT05ORUNUSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIaChZDT05ORUNUSU9OX0tJTkRfT1BFTkVEEAESGgoWQ09OTkVDVElPTl9LSU5EX0NMT1NFRBACEh0KGUNPTk5FQ1RJT05fS0lORF9IRUFSVEJFQVQQAyq3AQoKV2hlcFN0YXR1cxIbChdXSEVQX1NUQVRVU19VTlNQRUNJRklFRBAAEhIKDldIRVBfU1RBVFVTX09LEAESGQoVV0hFUF9TVEFUVVNfQkFEX09GRkVSEAISIAocV0hFUF9TVEFUVVNfVE9PX01BTllfVklFV0VSUxADEh4KGldIRVBfU1RBVFVTX1VOS05PV05fVklFV0VSEAQSGwoXV0hFUF9TVEFUVVNfVU5BVkFJTEFCTEUQBTLgAQoPUGlwZWxpbmVTZXJ2aWNlEl4KC0xpc3RXb3JrZXJzEiYuYXZhdGFyLnBpcGVsaW5lLnYxLkxpc3RXb3JrZXJzUmVxdWVzdBonLmF2YXRhci5waXBlbGluZS52MS5MaXN0V29ya2Vyc1Jlc3BvbnNlEm0KEEdldFNlc3Npb25Xb3JrZXISKy5hdmF0YXIucGlwZWxpbmUudjEuR2V0U2Vzc2lvbldvcmtlclJlcXVlc3QaLC5hdmF0YXIucGlwZWxpbmUudjEuR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiFhdmF0YXIvcGlwZWxpbmUvdjEvcGlwZWxpbmUucHJvdG8SEmF2YXRhci5waXBlbGluZS52MSJyCgZXb3JrZXISCgoCaWQYASABKAkSEwoLc2Vzc2lvbl9pZHMYAiADKAkSEAoIY2FwYWNpdHkYAyABKAUSNQoRbGFzdF9oZWFydGJlYXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RXb3JrZXJzUmVxdWVzdCJCChNMaXN0V29ya2Vyc1Jlc3BvbnNlEisKB3dvcmtlcnMYASADKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIi0KF0dldFNlc3Npb25Xb3JrZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRgoYR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlEioKBndvcmtlchgBIAEoCzIaLmF2YXRhci5waXBlbGluZS52MS5Xb3JrZXIiPAoUQXNzaWduU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCgh0YWtlb3ZlchgCIAEoCCIqChVBc3NpZ25TZXNzaW9uUmVzcG9uc2USEQoJd29ya2VyX2lkGAEgASgJIm8KD1dvcmtlckhlYXJ0YmVhdBIqCgZ3b3JrZXIYASABKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyEjAKBmxlYXNlcxgCIAMoCzIgLmF2YXRhci5waXBlbGluZS52MS5TZXNzaW9uTGVhc2UiMQoMU2Vzc2lvbkxlYXNlEhIKCnNlc3Npb25faWQYASABKAkSDQoFZXBvY2gYAiABKA0iLgoSV29ya2VySGVhcnRiZWF0QWNrEhgKEGxvc3Rfc2Vzc2lvbl9pZHMYASADKAkingEKC0NsaWVudEZyYW1lEhIKCnNlc3Npb25faWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRqc29uGAMgASgJEjYKCmNvbm5lY3Rpb24YBCABKA4yIi5hdmF0YXIucGlwZWxpbmUudjEuQ29ubmVjdGlvbktpbmQSCwoDc2VxGAUgASgEEhEKCWFja2VkX3NlcRgGIAEoBCKvAQoLU2VydmVyRnJhbWUSEgoKc2Vzc2lvbl9pZBgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEgwKBGpzb24YAyABKAkSDQoFY2xvc2UYBCABKAgSEgoKY2xvc2VfY29kZRgFIAEoBRIUCgxjbG9zZV9yZWFzb24YBiABKAkSDQoFZXBvY2gYByABKA0SDwoHYWNrX3NlcRgIIAEoBBIOCgZyZXNlbmQYCSABKAgiXAoLV2hlcFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRITCglvZmZlcl9zZHAYAiABKAlIABIaChBkZWxldGVfdmlld2VyX2lkGAMgASgJSABCCAoGYWN0aW9uInYKDFdoZXBSZXNwb25zZRIuCgZzdGF0dXMYASABKA4yHi5hdmF0YXIucGlwZWxpbmUudjEuV2hlcFN0YXR1cxISCgphbnN3ZXJfc2RwGAIgASgJEhEKCXZpZXdlcl9pZBgDIAEoCRIPCgdtZXNzYWdlGAQgASgJKogBCg5Db25uZWN0aW9uS2luZBIfChtDT05ORUNUSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIaChZDT05ORUNUSU9OX0tJTkRfT1BFTkVEEAESGgoWQ09OTkVDVElPTl9LSU5EX0NMT1NFRBACEh0KGUNPTk5FQ1RJT05fS0lORF9IRUFSVEJFQVQQAyq3AQoKV2hlcFN0YXR1cxIbChdXSEVQX1NUQVRVU19VTlNQRUNJRklFRBAAEhIKDldIRVBfU1RBVFVTX09LEAESGQoVV0hFUF9TVEFUVVNfQkFEX09GRkVSEAISIAocV0hFUF9TVEFUVVNfVE9PX01BTllfVklFV0VSUxADEh4KGldIRVBfU1RBVFVTX1VOS05PV05fVklFV0VSEAQSGwoXV0hFUF9TVEFUVVNfVU5BVkFJTEFCTEUQBTLgAQoPUGlwZWxpbmVTZXJ2aWNlEl4KC0xpc3RXb3JrZXJzEiYuYXZhdGFyLnBpcGVsaW5lLnYxLkxpc3RXb3JrZXJzUmVxdWVzdBonLmF2YXRhci5waXBlbGluZS52MS5MaXN0V29ya2Vyc1Jlc3BvbnNlEm0KEEdldFNlc3Npb25Xb3JrZXISKy5hdmF0YXIucGlwZWxpbmUudjEuR2V0U2Vzc2lvbldvcmtlclJlcXVlc3QaLC5hdmF0YXIucGlwZWxpbmUudjEuR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Worker is one pipeline process.
@@ -113,7 +113,8 @@ export const GetSessionWorkerResponseSchema: GenMessage<GetSessionWorkerResponse
   messageDesc(file_avatar_pipeline_v1_pipeline, 4);
 
 /**
- * AssignSessionRequest: request on pipeline.assign (queue group of workers) when a session starts.
+ * AssignSessionRequest: request on pipeline.assign (queue group of workers) when a session starts, or
+ * when a running session moves to another worker (its worker died or handed it over).
  *
  * @generated from message avatar.pipeline.v1.AssignSessionRequest
  */
@@ -122,6 +123,14 @@ export type AssignSessionRequest = Message<"avatar.pipeline.v1.AssignSessionRequ
    * @generated from field: string session_id = 1;
    */
   sessionId: string;
+
+  /**
+   * The session is already running: the worker resumes it (clients, transcript so far) instead of
+   * starting it.
+   *
+   * @generated from field: bool takeover = 2;
+   */
+  takeover: boolean;
 };
 
 /**
@@ -151,7 +160,8 @@ export const AssignSessionResponseSchema: GenMessage<AssignSessionResponse> = /*
   messageDesc(file_avatar_pipeline_v1_pipeline, 6);
 
 /**
- * WorkerHeartbeat: published by every worker on pipeline.heartbeat.
+ * WorkerHeartbeat: sent by every worker on pipeline.heartbeat as a request; the sessions service answers
+ * with a WorkerHeartbeatAck, and other pipeline replicas listen to it for ListWorkers.
  *
  * @generated from message avatar.pipeline.v1.WorkerHeartbeat
  */
@@ -160,6 +170,13 @@ export type WorkerHeartbeat = Message<"avatar.pipeline.v1.WorkerHeartbeat"> & {
    * @generated from field: avatar.pipeline.v1.Worker worker = 1;
    */
   worker?: Worker | undefined;
+
+  /**
+   * The sessions this worker serves, each with the ownership epoch it runs it under.
+   *
+   * @generated from field: repeated avatar.pipeline.v1.SessionLease leases = 2;
+   */
+  leases: SessionLease[];
 };
 
 /**
@@ -168,6 +185,53 @@ export type WorkerHeartbeat = Message<"avatar.pipeline.v1.WorkerHeartbeat"> & {
  */
 export const WorkerHeartbeatSchema: GenMessage<WorkerHeartbeat> = /*@__PURE__*/
   messageDesc(file_avatar_pipeline_v1_pipeline, 7);
+
+/**
+ * SessionLease: one session a worker serves and the ownership epoch it was given (a fencing token: every
+ * change of owner increments it, and whatever a worker sends under an older epoch is refused).
+ *
+ * @generated from message avatar.pipeline.v1.SessionLease
+ */
+export type SessionLease = Message<"avatar.pipeline.v1.SessionLease"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: uint32 epoch = 2;
+   */
+  epoch: number;
+};
+
+/**
+ * Describes the message avatar.pipeline.v1.SessionLease.
+ * Use `create(SessionLeaseSchema)` to create a new message.
+ */
+export const SessionLeaseSchema: GenMessage<SessionLease> = /*@__PURE__*/
+  messageDesc(file_avatar_pipeline_v1_pipeline, 8);
+
+/**
+ * WorkerHeartbeatAck: the sessions service's answer to a heartbeat.
+ *
+ * @generated from message avatar.pipeline.v1.WorkerHeartbeatAck
+ */
+export type WorkerHeartbeatAck = Message<"avatar.pipeline.v1.WorkerHeartbeatAck"> & {
+  /**
+   * Sessions of the heartbeat this worker does not own any more (ended, or moved to another worker under
+   * a later epoch): the worker stops serving them at once.
+   *
+   * @generated from field: repeated string lost_session_ids = 1;
+   */
+  lostSessionIds: string[];
+};
+
+/**
+ * Describes the message avatar.pipeline.v1.WorkerHeartbeatAck.
+ * Use `create(WorkerHeartbeatAckSchema)` to create a new message.
+ */
+export const WorkerHeartbeatAckSchema: GenMessage<WorkerHeartbeatAck> = /*@__PURE__*/
+  messageDesc(file_avatar_pipeline_v1_pipeline, 9);
 
 /**
  * ClientFrame: gateway -> worker on rt.<session_id>.in, one client message or a socket event.
@@ -196,6 +260,21 @@ export type ClientFrame = Message<"avatar.pipeline.v1.ClientFrame"> & {
    * @generated from field: avatar.pipeline.v1.ConnectionKind connection = 4;
    */
   connection: ConnectionKind;
+
+  /**
+   * A message frame's number on its connection (1, 2, ...); on a socket frame (opened, heartbeat,
+   * closed) the number of the last message frame sent so far. 0: not numbered.
+   *
+   * @generated from field: uint64 seq = 5;
+   */
+  seq: bigint;
+
+  /**
+   * Every message frame of the connection up to this number has been acknowledged by a worker.
+   *
+   * @generated from field: uint64 acked_seq = 6;
+   */
+  ackedSeq: bigint;
 };
 
 /**
@@ -203,7 +282,7 @@ export type ClientFrame = Message<"avatar.pipeline.v1.ClientFrame"> & {
  * Use `create(ClientFrameSchema)` to create a new message.
  */
 export const ClientFrameSchema: GenMessage<ClientFrame> = /*@__PURE__*/
-  messageDesc(file_avatar_pipeline_v1_pipeline, 8);
+  messageDesc(file_avatar_pipeline_v1_pipeline, 10);
 
 /**
  * ServerFrame: worker -> gateway on rt.<session_id>.out, one server message or a close.
@@ -244,6 +323,28 @@ export type ServerFrame = Message<"avatar.pipeline.v1.ServerFrame"> & {
    * @generated from field: string close_reason = 6;
    */
   closeReason: string;
+
+  /**
+   * The ownership epoch of the worker that sent the frame; a gateway drops frames of an older epoch than
+   * one it has seen for the session (a worker that lost the session cannot reach its clients).
+   *
+   * @generated from field: uint32 epoch = 7;
+   */
+  epoch: number;
+
+  /**
+   * An acknowledgement to connection_id: its message frames up to this number were taken.
+   *
+   * @generated from field: uint64 ack_seq = 8;
+   */
+  ackSeq: bigint;
+
+  /**
+   * Asks the gateway to send the connection's message frames after ack_seq again (some were lost).
+   *
+   * @generated from field: bool resend = 9;
+   */
+  resend: boolean;
 };
 
 /**
@@ -251,7 +352,7 @@ export type ServerFrame = Message<"avatar.pipeline.v1.ServerFrame"> & {
  * Use `create(ServerFrameSchema)` to create a new message.
  */
 export const ServerFrameSchema: GenMessage<ServerFrame> = /*@__PURE__*/
-  messageDesc(file_avatar_pipeline_v1_pipeline, 9);
+  messageDesc(file_avatar_pipeline_v1_pipeline, 11);
 
 /**
  * WhepRequest: gateway -> the session's worker on rt.<session_id>.whep (request/reply): a viewer's WHEP
@@ -292,7 +393,7 @@ export type WhepRequest = Message<"avatar.pipeline.v1.WhepRequest"> & {
  * Use `create(WhepRequestSchema)` to create a new message.
  */
 export const WhepRequestSchema: GenMessage<WhepRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_pipeline_v1_pipeline, 10);
+  messageDesc(file_avatar_pipeline_v1_pipeline, 12);
 
 /**
  * WhepResponse: the worker's answer to a WhepRequest.
@@ -332,7 +433,7 @@ export type WhepResponse = Message<"avatar.pipeline.v1.WhepResponse"> & {
  * Use `create(WhepResponseSchema)` to create a new message.
  */
 export const WhepResponseSchema: GenMessage<WhepResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_pipeline_v1_pipeline, 11);
+  messageDesc(file_avatar_pipeline_v1_pipeline, 13);
 
 /**
  * ConnectionKind of a client socket event.

@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file avatar/sessions/v1/sessions.proto.
  */
 export const file_avatar_sessions_v1_sessions: GenFile = /*@__PURE__*/
-  fileDesc("CiFhdmF0YXIvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SEmF2YXRhci5zZXNzaW9ucy52MSKVBgoHU2Vzc2lvbhIKCgJpZBgBIAEoCRIQCghzcGFjZV9pZBgCIAEoCRISCgphcGlfa2V5X2lkGAMgASgJEi8KBXN0YXRlGAQgASgOMiAuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25TdGF0ZRIrCgRtb2RlGAUgASgOMh0uYXZhdGFyLmNvbW1vbi52MS5TZXNzaW9uTW9kZRISCgppc19zYW5kYm94GAYgASgIEi8KBnNvdXJjZRgHIAEoDjIfLmF2YXRhci5jb21tb24udjEuU2Vzc2lvblNvdXJjZRIRCglhdmF0YXJfaWQYCCABKAkSEAoIZW1iZWRfaWQYCSABKAkSEgoKY29udGV4dF9pZBgKIAEoCRIWCg52b2ljZV9hZ2VudF9pZBgLIAEoCRIRCgltZW1vcnlfaWQYDCABKAkSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YDSABKAUSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjgKCmVuZF9yZWFzb24YEiABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbhIQCghkdXJhdGlvbhgTIAEoBRIYChBjcmVkaXRzX2NvbnN1bWVkGBQgASgFEj0KEGNvbm5lY3Rpb25fc3RhdGUYFSABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuQ29ubmVjdGlvblN0YXRlEjQKEGxhc3RfYWN0aXZpdHlfYXQYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnBpcGVsaW5lX3dvcmtlcl9pZBgXIAEoCSKfAQoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCRIvCgZjb25maWcYAyABKAsyHy5hdmF0YXIuY29tbW9uLnYxLlNlc3Npb25Db25maWcSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YBCABKAUSEgoKc2Vzc2lvbl9pZBgFIAEoCSJFChVDcmVhdGVTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIjkKEUdldFNlc3Npb25SZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiQgoSR2V0U2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiL5AQoTTGlzdFNlc3Npb25zUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIxCgR0eXBlGAIgASgOMiMuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25MaXN0VHlwZRIWCglhdmF0YXJfaWQYAyABKAlIAIgBARIVCghlbWJlZF9pZBgEIAEoCUgBiAEBEhcKCmNvbnRleHRfaWQYBSABKAlIAogBARIrCgRwYWdlGAYgASgLMh0uYXZhdGFyLmNvbW1vbi52MS5QYWdlUmVxdWVzdEIMCgpfYXZhdGFyX2lkQgsKCV9lbWJlZF9pZEINCgtfY29udGV4dF9pZCJvChRMaXN0U2Vzc2lvbnNSZXNwb25zZRItCghzZXNzaW9ucxgBIAMoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uEigKBHBhZ2UYAiABKAsyGi5hdmF0YXIuY29tbW9uLnYxLlBhZ2VJbmZvIjsKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSL3AQoUU3RhcnRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uEhYKDmNvbm5lY3RfdGlja2V0GAIgASgJEj0KGWNvbm5lY3RfdGlja2V0X2V4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD3RyYW5zcG9ydF9hX3VybBgEIAEoCRIgChh0cmFuc3BvcnRfYV9jbGllbnRfdG9rZW4YBSABKAkSHwoXdHJhbnNwb3J0X2FfYWdlbnRfdG9rZW4YBiABKAkicAoSU3RvcFNlc3Npb25SZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSNAoGcmVhc29uGAMgASgOMiQuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25FbmRSZWFzb24iQwoTU3RvcFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24iPwoXS2VlcEFsaXZlU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJIChhLZWVwQWxpdmVTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIl0KEUVuZFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSNAoGcmVhc29uGAIgASgOMiQuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25FbmRSZWFzb24iQgoSRW5kU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiJjChhFbmRBdmF0YXJTZXNzaW9uc1JlcXVlc3QSEQoJYXZhdGFyX2lkGAEgASgJEjQKBnJlYXNvbhgCIAEoDjIkLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uRW5kUmVhc29uIjAKGUVuZEF2YXRhclNlc3Npb25zUmVzcG9uc2USEwoLc2Vzc2lvbl9pZHMYASADKAkiLQoXR2V0U2Vzc2lvbkNvbmZpZ1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJ5ChhHZXRTZXNzaW9uQ29uZmlnUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uEi8KBmNvbmZpZxgCIAEoCzIfLmF2YXRhci5jb21tb24udjEuU2Vzc2lvbkNvbmZpZyIsChpSZWRlZW1Db25uZWN0VGlja2V0UmVxdWVzdBIOCgZ0aWNrZXQYASABKAkiSwobUmVkZWVtQ29ubmVjdFRpY2tldFJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiJmChxSZXBvcnRDb25uZWN0aW9uU3RhdGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSMgoFc3RhdGUYAiABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuQ29ubmVjdGlvblN0YXRlIk0KHVJlcG9ydENvbm5lY3Rpb25TdGF0ZVJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiJ9Cg9UcmFuc2NyaXB0RW50cnkSDAoEcm9sZRgBIAEoCRISCgp0cmFuc2NyaXB0GAIgASgJEhoKEmFic29sdXRlX3RpbWVzdGFtcBgDIAEoAxIaChJyZWxhdGl2ZV90aW1lc3RhbXAYBCABKAMSEAoIZW50cnlfaWQYBSABKAkiYwoXQXBwZW5kVHJhbnNjcmlwdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI0CgdlbnRyaWVzGAIgAygLMiMuYXZhdGFyLnNlc3Npb25zLnYxLlRyYW5zY3JpcHRFbnRyeSIrChhBcHBlbmRUcmFuc2NyaXB0UmVzcG9uc2USDwoHd3JpdHRlbhgBIAEoBSKcAQoUR2V0VHJhbnNjcmlwdFJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIcCg9zdGFydF90aW1lc3RhbXAYAyABKANIAIgBARIaCg1lbmRfdGltZXN0YW1wGAQgASgDSAGIAQFCEgoQX3N0YXJ0X3RpbWVzdGFtcEIQCg5fZW5kX3RpbWVzdGFtcCJ9ChVHZXRUcmFuc2NyaXB0UmVzcG9uc2USFgoOc2Vzc2lvbl9hY3RpdmUYASABKAgSNAoHZW50cmllcxgCIAMoCzIjLmF2YXRhci5zZXNzaW9ucy52MS5UcmFuc2NyaXB0RW50cnkSFgoObmV4dF90aW1lc3RhbXAYAyABKAMilgEKDFNlc3Npb25FdmVudBIKCgJpZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEgwKBHR5cGUYAyABKAkSKAoHcGF5bG9hZBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYgoaQXBwZW5kU2Vzc2lvbkV2ZW50c1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIwCgZldmVudHMYAiADKAsyIC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkV2ZW50Ii4KG0FwcGVuZFNlc3Npb25FdmVudHNSZXNwb25zZRIPCgd3cml0dGVuGAEgASgFIkAKGExpc3RTZXNzaW9uRXZlbnRzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIk0KGUxpc3RTZXNzaW9uRXZlbnRzUmVzcG9uc2USMAoGZXZlbnRzGAEgAygLMiAuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25FdmVudCJCChpEZWxldGVTZXNzaW9uRXZlbnRzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIlkKG0RlbGV0ZVNlc3Npb25FdmVudHNSZXNwb25zZRIWCg5kZWxldGVkX2V2ZW50cxgBIAEoBRIiChpkZWxldGVkX3RyYW5zY3JpcHRfZW50cmllcxgCIAEoBSIlChFHZXRDcmVkaXRzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCSIqChJHZXRDcmVkaXRzUmVzcG9uc2USFAoMY3JlZGl0c19sZWZ0GAEgASgJIl4KE0dyYW50Q3JlZGl0c1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSDgoGYW1vdW50GAIgASgJEgwKBG5vdGUYAyABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAQgASgJIiwKFEdyYW50Q3JlZGl0c1Jlc3BvbnNlEhQKDGNyZWRpdHNfbGVmdBgBIAEoCSKxAQoLTGVkZ2VyRW50cnkSCgoCaWQYASABKAkSEAoIc3BhY2VfaWQYAiABKAkSDAoEa2luZBgDIAEoCRIOCgZhbW91bnQYBCABKAkSEgoKc2Vzc2lvbl9pZBgFIAEoCRIUCgxtaW51dGVfaW5kZXgYBiABKAUSDAoEbm90ZRgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKBAQoYTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhcKCnNlc3Npb25faWQYAiABKAlIAIgBARIrCgRwYWdlGAMgASgLMh0uYXZhdGFyLmNvbW1vbi52MS5QYWdlUmVxdWVzdEINCgtfc2Vzc2lvbl9pZCJ3ChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEjAKB2VudHJpZXMYASADKAsyHy5hdmF0YXIuc2Vzc2lvbnMudjEuTGVkZ2VyRW50cnkSKAoEcGFnZRgCIAEoCzIaLmF2YXRhci5jb21tb24udjEuUGFnZUluZm8qfAoMU2Vzc2lvblN0YXRlEh0KGVNFU1NJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIZChVTRVNTSU9OX1NUQVRFX0NSRUFURUQQARIZChVTRVNTSU9OX1NUQVRFX1NUQVJURUQQAhIXChNTRVNTSU9OX1NUQVRFX0VOREVEEAMqtwMKEFNlc3Npb25FbmRSZWFzb24SIgoeU0VTU0lPTl9FTkRfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaU0VTU0lPTl9FTkRfUkVBU09OX1VOS05PV04QARIoCiRTRVNTSU9OX0VORF9SRUFTT05fVVNFUl9ESVNDT05ORUNURUQQAhIjCh9TRVNTSU9OX0VORF9SRUFTT05fU0VSVkVSX0VSUk9SEAMSIwofU0VTU0lPTl9FTkRfUkVBU09OX0lETEVfVElNRU9VVBAEEiEKHVNFU1NJT05fRU5EX1JFQVNPTl9OT19DUkVESVRTEAUSIgoeU0VTU0lPTl9FTkRfUkVBU09OX1VTRVJfQ0xPU0VEEAYSJQohU0VTU0lPTl9FTkRfUkVBU09OX0FWQVRBUl9ERUxFVEVEEAcSKwonU0VTU0lPTl9FTkRfUkVBU09OX01BWF9EVVJBVElPTl9SRUFDSEVEEAgSKgomU0VTU0lPTl9FTkRfUkVBU09OX1pPTUJJRV9TRVNTSU9OX1JFQVAQCRIkCiBTRVNTSU9OX0VORF9SRUFTT05fQUdFTlRfSEFOR19VUBAKKpABCg9Db25uZWN0aW9uU3RhdGUSIAocQ09OTkVDVElPTl9TVEFURV9VTlNQRUNJRklFRBAAEhgKFENPTk5FQ1RJT05fU1RBVEVfTkVXEAESHgoaQ09OTkVDVElPTl9TVEFURV9DT05ORUNURUQQAhIhCh1DT05ORUNUSU9OX1NUQVRFX0RJU0NPTk5FQ1RFRBADKnIKD1Nlc3Npb25MaXN0VHlwZRIhCh1TRVNTSU9OX0xJU1RfVFlQRV9VTlNQRUNJRklFRBAAEhwKGFNFU1NJT05fTElTVF9UWVBFX0FDVElWRRABEh4KGlNFU1NJT05fTElTVF9UWVBFX0hJU1RPUklDEAIyhhAKD1Nlc3Npb25zU2VydmljZRJkCg1DcmVhdGVTZXNzaW9uEiguYXZhdGFyLnNlc3Npb25zLnYxLkNyZWF0ZVNlc3Npb25SZXF1ZXN0GikuYXZhdGFyLnNlc3Npb25zLnYxLkNyZWF0ZVNlc3Npb25SZXNwb25zZRJbCgpHZXRTZXNzaW9uEiUuYXZhdGFyLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXF1ZXN0GiYuYXZhdGFyLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXNwb25zZRJhCgxMaXN0U2Vzc2lvbnMSJy5hdmF0YXIuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVxdWVzdBooLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZRJhCgxTdGFydFNlc3Npb24SJy5hdmF0YXIuc2Vzc2lvbnMudjEuU3RhcnRTZXNzaW9uUmVxdWVzdBooLmF2YXRhci5zZXNzaW9ucy52MS5TdGFydFNlc3Npb25SZXNwb25zZRJeCgtTdG9wU2Vzc2lvbhImLmF2YXRhci5zZXNzaW9ucy52MS5TdG9wU2Vzc2lvblJlcXVlc3QaJy5hdmF0YXIuc2Vzc2lvbnMudjEuU3RvcFNlc3Npb25SZXNwb25zZRJtChBLZWVwQWxpdmVTZXNzaW9uEisuYXZhdGFyLnNlc3Npb25zLnYxLktlZXBBbGl2ZVNlc3Npb25SZXF1ZXN0GiwuYXZhdGFyLnNlc3Npb25zLnYxLktlZXBBbGl2ZVNlc3Npb25SZXNwb25zZRJbCgpFbmRTZXNzaW9uEiUuYXZhdGFyLnNlc3Npb25zLnYxLkVuZFNlc3Npb25SZXF1ZXN0GiYuYXZhdGFyLnNlc3Npb25zLnYxLkVuZFNlc3Npb25SZXNwb25zZRJwChFFbmRBdmF0YXJTZXNzaW9ucxIsLmF2YXRhci5zZXNzaW9ucy52MS5FbmRBdmF0YXJTZXNzaW9uc1JlcXVlc3QaLS5hdmF0YXIuc2Vzc2lvbnMudjEuRW5kQXZhdGFyU2Vzc2lvbnNSZXNwb25zZRJtChBHZXRTZXNzaW9uQ29uZmlnEisuYXZhdGFyLnNlc3Npb25zLnYxLkdldFNlc3Npb25Db25maWdSZXF1ZXN0GiwuYXZhdGFyLnNlc3Npb25zLnYxLkdldFNlc3Npb25Db25maWdSZXNwb25zZRJ2ChNSZWRlZW1Db25uZWN0VGlja2V0Ei4uYXZhdGFyLnNlc3Npb25zLnYxLlJlZGVlbUNvbm5lY3RUaWNrZXRSZXF1ZXN0Gi8uYXZhdGFyLnNlc3Npb25zLnYxLlJlZGVlbUNvbm5lY3RUaWNrZXRSZXNwb25zZRJ8ChVSZXBvcnRDb25uZWN0aW9uU3RhdGUSMC5hdmF0YXIuc2Vzc2lvbnMudjEuUmVwb3J0Q29ubmVjdGlvblN0YXRlUmVxdWVzdBoxLmF2YXRhci5zZXNzaW9ucy52MS5SZXBvcnRDb25uZWN0aW9uU3RhdGVSZXNwb25zZRJtChBBcHBlbmRUcmFuc2NyaXB0EisuYXZhdGFyLnNlc3Npb25zLnYxLkFwcGVuZFRyYW5zY3JpcHRSZXF1ZXN0GiwuYXZhdGFyLnNlc3Npb25zLnYxLkFwcGVuZFRyYW5zY3JpcHRSZXNwb25zZRJkCg1HZXRUcmFuc2NyaXB0EiguYXZhdGFyLnNlc3Npb25zLnYxLkdldFRyYW5zY3JpcHRSZXF1ZXN0GikuYXZhdGFyLnNlc3Npb25zLnYxLkdldFRyYW5zY3JpcHRSZXNwb25zZRJ2ChNBcHBlbmRTZXNzaW9uRXZlbnRzEi4uYXZhdGFyLnNlc3Npb25zLnYxLkFwcGVuZFNlc3Npb25FdmVudHNSZXF1ZXN0Gi8uYXZhdGFyLnNlc3Npb25zLnYxLkFwcGVuZFNlc3Npb25FdmVudHNSZXNwb25zZRJwChFMaXN0U2Vzc2lvbkV2ZW50cxIsLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbkV2ZW50c1JlcXVlc3QaLS5hdmF0YXIuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25FdmVudHNSZXNwb25zZRJ2ChNEZWxldGVTZXNzaW9uRXZlbnRzEi4uYXZhdGFyLnNlc3Npb25zLnYxLkRlbGV0ZVNlc3Npb25FdmVudHNSZXF1ZXN0Gi8uYXZhdGFyLnNlc3Npb25zLnYxLkRlbGV0ZVNlc3Npb25FdmVudHNSZXNwb25zZRJbCgpHZXRDcmVkaXRzEiUuYXZhdGFyLnNlc3Npb25zLnYxLkdldENyZWRpdHNSZXF1ZXN0GiYuYXZhdGFyLnNlc3Npb25zLnYxLkdldENyZWRpdHNSZXNwb25zZRJhCgxHcmFudENyZWRpdHMSJy5hdmF0YXIuc2Vzc2lvbnMudjEuR3JhbnRDcmVkaXRzUmVxdWVzdBooLmF2YXRhci5zZXNzaW9ucy52MS5HcmFudENyZWRpdHNSZXNwb25zZRJwChFMaXN0TGVkZ2VyRW50cmllcxIsLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QaLS5hdmF0YXIuc2Vzc2lvbnMudjEuTGlzdExlZGdlckVudHJpZXNSZXNwb25zZWIGcHJvdG8z", [file_avatar_common_v1_paging, file_avatar_common_v1_session, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("CiFhdmF0YXIvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SEmF2YXRhci5zZXNzaW9ucy52MSKtBgoHU2Vzc2lvbhIKCgJpZBgBIAEoCRIQCghzcGFjZV9pZBgCIAEoCRISCgphcGlfa2V5X2lkGAMgASgJEi8KBXN0YXRlGAQgASgOMiAuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25TdGF0ZRIrCgRtb2RlGAUgASgOMh0uYXZhdGFyLmNvbW1vbi52MS5TZXNzaW9uTW9kZRISCgppc19zYW5kYm94GAYgASgIEi8KBnNvdXJjZRgHIAEoDjIfLmF2YXRhci5jb21tb24udjEuU2Vzc2lvblNvdXJjZRIRCglhdmF0YXJfaWQYCCABKAkSEAoIZW1iZWRfaWQYCSABKAkSEgoKY29udGV4dF9pZBgKIAEoCRIWCg52b2ljZV9hZ2VudF9pZBgLIAEoCRIRCgltZW1vcnlfaWQYDCABKAkSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YDSABKAUSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjgKCmVuZF9yZWFzb24YEiABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbhIQCghkdXJhdGlvbhgTIAEoBRIYChBjcmVkaXRzX2NvbnN1bWVkGBQgASgFEj0KEGNvbm5lY3Rpb25fc3RhdGUYFSABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuQ29ubmVjdGlvblN0YXRlEjQKEGxhc3RfYWN0aXZpdHlfYXQYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnBpcGVsaW5lX3dvcmtlcl9pZBgXIAEoCRIWCg5waXBlbGluZV9lcG9jaBgYIAEoDSKfAQoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCRIvCgZjb25maWcYAyABKAsyHy5hdmF0YXIuY29tbW9uLnYxLlNlc3Npb25Db25maWcSHAoUbWF4X3Nlc3Npb25fZHVyYXRpb24YBCABKAUSEgoKc2Vzc2lvbl9pZBgFIAEoCSJFChVDcmVhdGVTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uIjkKEUdldFNlc3Npb25SZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiQgoSR2V0U2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiL5AQoTTGlzdFNlc3Npb25zUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIxCgR0eXBlGAIgASgOMiMuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25MaXN0VHlwZRIWCglhdmF0YXJfaWQYAyABKAlIAIgBARIVCghlbWJlZF9pZBgEIAEoCUgBiAEBEhcKCmNvbnRleHRfaWQYBSABKAlIAogBARIrCgRwYWdlGAYgASgLMh0uYXZhdGFyLmNvbW1vbi52MS5QYWdlUmVxdWVzdEIMCgpfYXZhdGFyX2lkQgsKCV9lbWJlZF9pZEINCgtfY29udGV4dF9pZCJvChRMaXN0U2Vzc2lvbnNSZXNwb25zZRItCghzZXNzaW9ucxgBIAMoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uEigKBHBhZ2UYAiABKAsyGi5hdmF0YXIuY29tbW9uLnYxLlBhZ2VJbmZvIjsKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSL3AQoUU3RhcnRTZXNzaW9uUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uEhYKDmNvbm5lY3RfdGlja2V0GAIgASgJEj0KGWNvbm5lY3RfdGlja2V0X2V4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD3RyYW5zcG9ydF9hX3VybBgEIAEoCRIgChh0cmFuc3BvcnRfYV9jbGllbnRfdG9rZW4YBSABKAkSHwoXdHJhbnNwb3J0X2FfYWdlbnRfdG9rZW4YBiABKAkicAoSU3RvcFNlc3Npb25SZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSNAoGcmVhc29uGAMgASgOMiQuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb25FbmRSZWFzb24iQwoTU3RvcFNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24iZwoXS2VlcEFsaXZlU2Vzc2lvblJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRImCgJhdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiSAoYS2VlcEFsaXZlU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiKdAQoRRW5kU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI0CgZyZWFzb24YAiABKA4yJC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkVuZFJlYXNvbhImCgJhdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOcGlwZWxpbmVfZXBvY2gYBCABKA0iQgoSRW5kU2Vzc2lvblJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiJjChhFbmRBdmF0YXJTZXNzaW9uc1JlcXVlc3QSEQoJYXZhdGFyX2lkGAEgASgJEjQKBnJlYXNvbhgCIAEoDjIkLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uRW5kUmVhc29uIjAKGUVuZEF2YXRhclNlc3Npb25zUmVzcG9uc2USEwoLc2Vzc2lvbl9pZHMYASADKAkiLQoXR2V0U2Vzc2lvbkNvbmZpZ1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJ5ChhHZXRTZXNzaW9uQ29uZmlnUmVzcG9uc2USLAoHc2Vzc2lvbhgBIAEoCzIbLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uEi8KBmNvbmZpZxgCIAEoCzIfLmF2YXRhci5jb21tb24udjEuU2Vzc2lvbkNvbmZpZyIsChpSZWRlZW1Db25uZWN0VGlja2V0UmVxdWVzdBIOCgZ0aWNrZXQYASABKAkiSwobUmVkZWVtQ29ubmVjdFRpY2tldFJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiJ+ChxSZXBvcnRDb25uZWN0aW9uU3RhdGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSMgoFc3RhdGUYAiABKA4yIy5hdmF0YXIuc2Vzc2lvbnMudjEuQ29ubmVjdGlvblN0YXRlEhYKDnBpcGVsaW5lX2Vwb2NoGAMgASgNIk0KHVJlcG9ydENvbm5lY3Rpb25TdGF0ZVJlc3BvbnNlEiwKB3Nlc3Npb24YASABKAsyGy5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbiJWChVSZWxlYXNlU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIRCgl3b3JrZXJfaWQYAiABKAkSFgoOcGlwZWxpbmVfZXBvY2gYAyABKA0iWQoWUmVsZWFzZVNlc3Npb25SZXNwb25zZRIsCgdzZXNzaW9uGAEgASgLMhsuYXZhdGFyLnNlc3Npb25zLnYxLlNlc3Npb24SEQoJd29ya2VyX2lkGAIgASgJIn0KD1RyYW5zY3JpcHRFbnRyeRIMCgRyb2xlGAEgASgJEhIKCnRyYW5zY3JpcHQYAiABKAkSGgoSYWJzb2x1dGVfdGltZXN0YW1wGAMgASgDEhoKEnJlbGF0aXZlX3RpbWVzdGFtcBgEIAEoAxIQCghlbnRyeV9pZBgFIAEoCSJ7ChdBcHBlbmRUcmFuc2NyaXB0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjQKB2VudHJpZXMYAiADKAsyIy5hdmF0YXIuc2Vzc2lvbnMudjEuVHJhbnNjcmlwdEVudHJ5EhYKDnBpcGVsaW5lX2Vwb2NoGAMgASgNIisKGEFwcGVuZFRyYW5zY3JpcHRSZXNwb25zZRIPCgd3cml0dGVuGAEgASgFIpwBChRHZXRUcmFuc2NyaXB0UmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhwKD3N0YXJ0X3RpbWVzdGFtcBgDIAEoA0gAiAEBEhoKDWVuZF90aW1lc3RhbXAYBCABKANIAYgBAUISChBfc3RhcnRfdGltZXN0YW1wQhAKDl9lbmRfdGltZXN0YW1wIn0KFUdldFRyYW5zY3JpcHRSZXNwb25zZRIWCg5zZXNzaW9uX2FjdGl2ZRgBIAEoCBI0CgdlbnRyaWVzGAIgAygLMiMuYXZhdGFyLnNlc3Npb25zLnYxLlRyYW5zY3JpcHRFbnRyeRIWCg5uZXh0X3RpbWVzdGFtcBgDIAEoAyKWAQoMU2Vzc2lvbkV2ZW50EgoKAmlkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDAoEdHlwZRgDIAEoCRIoCgdwYXlsb2FkGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJiChpBcHBlbmRTZXNzaW9uRXZlbnRzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjAKBmV2ZW50cxgCIAMoCzIgLmF2YXRhci5zZXNzaW9ucy52MS5TZXNzaW9uRXZlbnQiLgobQXBwZW5kU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEg8KB3dyaXR0ZW4YASABKAUiQAoYTGlzdFNlc3Npb25FdmVudHNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiTQoZTGlzdFNlc3Npb25FdmVudHNSZXNwb25zZRIwCgZldmVudHMYASADKAsyIC5hdmF0YXIuc2Vzc2lvbnMudjEuU2Vzc2lvbkV2ZW50IkIKGkRlbGV0ZVNlc3Npb25FdmVudHNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiWQobRGVsZXRlU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEhYKDmRlbGV0ZWRfZXZlbnRzGAEgASgFEiIKGmRlbGV0ZWRfdHJhbnNjcmlwdF9lbnRyaWVzGAIgASgFIiUKEUdldENyZWRpdHNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJIioKEkdldENyZWRpdHNSZXNwb25zZRIUCgxjcmVkaXRzX2xlZnQYASABKAkiXgoTR3JhbnRDcmVkaXRzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAkSDAoEbm90ZRgDIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYBCABKAkiLAoUR3JhbnRDcmVkaXRzUmVzcG9uc2USFAoMY3JlZGl0c19sZWZ0GAEgASgJIrEBCgtMZWRnZXJFbnRyeRIKCgJpZBgBIAEoCRIQCghzcGFjZV9pZBgCIAEoCRIMCgRraW5kGAMgASgJEg4KBmFtb3VudBgEIAEoCRISCgpzZXNzaW9uX2lkGAUgASgJEhQKDG1pbnV0ZV9pbmRleBgGIAEoBRIMCgRub3RlGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEBChhMaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSFwoKc2Vzc2lvbl9pZBgCIAEoCUgAiAEBEisKBHBhZ2UYAyABKAsyHS5hdmF0YXIuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0Qg0KC19zZXNzaW9uX2lkIncKGUxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USMAoHZW50cmllcxgBIAMoCzIfLmF2YXRhci5zZXNzaW9ucy52MS5MZWRnZXJFbnRyeRIoCgRwYWdlGAIgASgLMhouYXZhdGFyLmNvbW1vbi52MS5QYWdlSW5mbyp8CgxTZXNzaW9uU3RhdGUSHQoZU0VTU0lPTl9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVNFU1NJT05fU1RBVEVfQ1JFQVRFRBABEhkKFVNFU1NJT05fU1RBVEVfU1RBUlRFRBACEhcKE1NFU1NJT05fU1RBVEVfRU5ERUQQAyq3AwoQU2Vzc2lvbkVuZFJlYXNvbhIiCh5TRVNTSU9OX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIeChpTRVNTSU9OX0VORF9SRUFTT05fVU5LTk9XThABEigKJFNFU1NJT05fRU5EX1JFQVNPTl9VU0VSX0RJU0NPTk5FQ1RFRBACEiMKH1NFU1NJT05fRU5EX1JFQVNPTl9TRVJWRVJfRVJST1IQAxIjCh9TRVNTSU9OX0VORF9SRUFTT05fSURMRV9USU1FT1VUEAQSIQodU0VTU0lPTl9FTkRfUkVBU09OX05PX0NSRURJVFMQBRIiCh5TRVNTSU9OX0VORF9SRUFTT05fVVNFUl9DTE9TRUQQBhIlCiFTRVNTSU9OX0VORF9SRUFTT05fQVZBVEFSX0RFTEVURUQQBxIrCidTRVNTSU9OX0VORF9SRUFTT05fTUFYX0RVUkFUSU9OX1JFQUNIRUQQCBIqCiZTRVNTSU9OX0VORF9SRUFTT05fWk9NQklFX1NFU1NJT05fUkVBUBAJEiQKIFNFU1NJT05fRU5EX1JFQVNPTl9BR0VOVF9IQU5HX1VQEAoqkAEKD0Nvbm5lY3Rpb25TdGF0ZRIgChxDT05ORUNUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUQ09OTkVDVElPTl9TVEFURV9ORVcQARIeChpDT05ORUNUSU9OX1NUQVRFX0NPTk5FQ1RFRBACEiEKHUNPTk5FQ1RJT05fU1RBVEVfRElTQ09OTkVDVEVEEAMqcgoPU2Vzc2lvbkxpc3RUeXBlEiEKHVNFU1NJT05fTElTVF9UWVBFX1VOU1BFQ0lGSUVEEAASHAoYU0VTU0lPTl9MSVNUX1RZUEVfQUNUSVZFEAESHgoaU0VTU0lPTl9MSVNUX1RZUEVfSElTVE9SSUMQAjLvEAoPU2Vzc2lvbnNTZXJ2aWNlEmQKDUNyZWF0ZVNlc3Npb24SKC5hdmF0YXIuc2Vzc2lvbnMudjEuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaKS5hdmF0YXIuc2Vzc2lvbnMudjEuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlElsKCkdldFNlc3Npb24SJS5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvblJlcXVlc3QaJi5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvblJlc3BvbnNlEmEKDExpc3RTZXNzaW9ucxInLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbnNSZXF1ZXN0GiguYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEmEKDFN0YXJ0U2Vzc2lvbhInLmF2YXRhci5zZXNzaW9ucy52MS5TdGFydFNlc3Npb25SZXF1ZXN0GiguYXZhdGFyLnNlc3Npb25zLnYxLlN0YXJ0U2Vzc2lvblJlc3BvbnNlEl4KC1N0b3BTZXNzaW9uEiYuYXZhdGFyLnNlc3Npb25zLnYxLlN0b3BTZXNzaW9uUmVxdWVzdBonLmF2YXRhci5zZXNzaW9ucy52MS5TdG9wU2Vzc2lvblJlc3BvbnNlEm0KEEtlZXBBbGl2ZVNlc3Npb24SKy5hdmF0YXIuc2Vzc2lvbnMudjEuS2VlcEFsaXZlU2Vzc2lvblJlcXVlc3QaLC5hdmF0YXIuc2Vzc2lvbnMudjEuS2VlcEFsaXZlU2Vzc2lvblJlc3BvbnNlElsKCkVuZFNlc3Npb24SJS5hdmF0YXIuc2Vzc2lvbnMudjEuRW5kU2Vzc2lvblJlcXVlc3QaJi5hdmF0YXIuc2Vzc2lvbnMudjEuRW5kU2Vzc2lvblJlc3BvbnNlEnAKEUVuZEF2YXRhclNlc3Npb25zEiwuYXZhdGFyLnNlc3Npb25zLnYxLkVuZEF2YXRhclNlc3Npb25zUmVxdWVzdBotLmF2YXRhci5zZXNzaW9ucy52MS5FbmRBdmF0YXJTZXNzaW9uc1Jlc3BvbnNlEm0KEEdldFNlc3Npb25Db25maWcSKy5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvbkNvbmZpZ1JlcXVlc3QaLC5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0U2Vzc2lvbkNvbmZpZ1Jlc3BvbnNlEnYKE1JlZGVlbUNvbm5lY3RUaWNrZXQSLi5hdmF0YXIuc2Vzc2lvbnMudjEuUmVkZWVtQ29ubmVjdFRpY2tldFJlcXVlc3QaLy5hdmF0YXIuc2Vzc2lvbnMudjEuUmVkZWVtQ29ubmVjdFRpY2tldFJlc3BvbnNlEnwKFVJlcG9ydENvbm5lY3Rpb25TdGF0ZRIwLmF2YXRhci5zZXNzaW9ucy52MS5SZXBvcnRDb25uZWN0aW9uU3RhdGVSZXF1ZXN0GjEuYXZhdGFyLnNlc3Npb25zLnYxLlJlcG9ydENvbm5lY3Rpb25TdGF0ZVJlc3BvbnNlEmcKDlJlbGVhc2VTZXNzaW9uEikuYXZhdGFyLnNlc3Npb25zLnYxLlJlbGVhc2VTZXNzaW9uUmVxdWVzdBoqLmF2YXRhci5zZXNzaW9ucy52MS5SZWxlYXNlU2Vzc2lvblJlc3BvbnNlEm0KEEFwcGVuZFRyYW5zY3JpcHQSKy5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kVHJhbnNjcmlwdFJlcXVlc3QaLC5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kVHJhbnNjcmlwdFJlc3BvbnNlEmQKDUdldFRyYW5zY3JpcHQSKC5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0VHJhbnNjcmlwdFJlcXVlc3QaKS5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0VHJhbnNjcmlwdFJlc3BvbnNlEnYKE0FwcGVuZFNlc3Npb25FdmVudHMSLi5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kU2Vzc2lvbkV2ZW50c1JlcXVlc3QaLy5hdmF0YXIuc2Vzc2lvbnMudjEuQXBwZW5kU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEnAKEUxpc3RTZXNzaW9uRXZlbnRzEiwuYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uRXZlbnRzUmVxdWVzdBotLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbkV2ZW50c1Jlc3BvbnNlEnYKE0RlbGV0ZVNlc3Npb25FdmVudHMSLi5hdmF0YXIuc2Vzc2lvbnMudjEuRGVsZXRlU2Vzc2lvbkV2ZW50c1JlcXVlc3QaLy5hdmF0YXIuc2Vzc2lvbnMudjEuRGVsZXRlU2Vzc2lvbkV2ZW50c1Jlc3BvbnNlElsKCkdldENyZWRpdHMSJS5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0Q3JlZGl0c1JlcXVlc3QaJi5hdmF0YXIuc2Vzc2lvbnMudjEuR2V0Q3JlZGl0c1Jlc3BvbnNlEmEKDEdyYW50Q3JlZGl0cxInLmF2YXRhci5zZXNzaW9ucy52MS5HcmFudENyZWRpdHNSZXF1ZXN0GiguYXZhdGFyLnNlc3Npb25zLnYxLkdyYW50Q3JlZGl0c1Jlc3BvbnNlEnAKEUxpc3RMZWRnZXJFbnRyaWVzEiwuYXZhdGFyLnNlc3Npb25zLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBotLmF2YXRhci5zZXNzaW9ucy52MS5MaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlYgZwcm90bzM", [file_avatar_common_v1_paging, file_avatar_common_v1_session, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Session is the stored record of one session.
@@ -141,11 +141,19 @@ export type Session = Message<"avatar.sessions.v1.Session"> & {
   lastActivityAt?: Timestamp | undefined;
 
   /**
-   * The pipeline worker that claimed the session when it started (empty when none was required).
+   * The pipeline worker that runs the session (empty when none was required).
    *
    * @generated from field: string pipeline_worker_id = 23;
    */
   pipelineWorkerId: string;
+
+  /**
+   * The ownership epoch of pipeline_worker_id: 1 for the worker that started the session, incremented
+   * on every takeover. Calls a worker makes under an older epoch are refused.
+   *
+   * @generated from field: uint32 pipeline_epoch = 24;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -439,6 +447,14 @@ export type KeepAliveSessionRequest = Message<"avatar.sessions.v1.KeepAliveSessi
    * @generated from field: string session_id = 2;
    */
   sessionId: string;
+
+  /**
+   * When the activity happened, for a report sent late (held while the service was unreachable); the
+   * idle timeout counts from it. Absent: now.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 3;
+   */
+  at?: Timestamp | undefined;
 };
 
 /**
@@ -478,6 +494,21 @@ export type EndSessionRequest = Message<"avatar.sessions.v1.EndSessionRequest"> 
    * @generated from field: avatar.sessions.v1.SessionEndReason reason = 2;
    */
   reason: SessionEndReason;
+
+  /**
+   * When the worker stopped serving it (billing stops there), for an end reported late. Absent: now.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 3;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * The caller's ownership epoch; when set, the call is refused (FailedPrecondition, reason
+   * NOT_SESSION_OWNER) unless it is the session's current one.
+   *
+   * @generated from field: uint32 pipeline_epoch = 4;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -629,6 +660,13 @@ export type ReportConnectionStateRequest = Message<"avatar.sessions.v1.ReportCon
    * @generated from field: avatar.sessions.v1.ConnectionState state = 2;
    */
   state: ConnectionState;
+
+  /**
+   * As in EndSessionRequest: refused unless it is the session's current ownership epoch.
+   *
+   * @generated from field: uint32 pipeline_epoch = 3;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -654,6 +692,58 @@ export type ReportConnectionStateResponse = Message<"avatar.sessions.v1.ReportCo
  */
 export const ReportConnectionStateResponseSchema: GenMessage<ReportConnectionStateResponse> = /*@__PURE__*/
   messageDesc(file_avatar_sessions_v1_sessions, 22);
+
+/**
+ * @generated from message avatar.sessions.v1.ReleaseSessionRequest
+ */
+export type ReleaseSessionRequest = Message<"avatar.sessions.v1.ReleaseSessionRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string worker_id = 2;
+   */
+  workerId: string;
+
+  /**
+   * @generated from field: uint32 pipeline_epoch = 3;
+   */
+  pipelineEpoch: number;
+};
+
+/**
+ * Describes the message avatar.sessions.v1.ReleaseSessionRequest.
+ * Use `create(ReleaseSessionRequestSchema)` to create a new message.
+ */
+export const ReleaseSessionRequestSchema: GenMessage<ReleaseSessionRequest> = /*@__PURE__*/
+  messageDesc(file_avatar_sessions_v1_sessions, 23);
+
+/**
+ * @generated from message avatar.sessions.v1.ReleaseSessionResponse
+ */
+export type ReleaseSessionResponse = Message<"avatar.sessions.v1.ReleaseSessionResponse"> & {
+  /**
+   * @generated from field: avatar.sessions.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * The worker that took the session over; empty when none could (yet): it is offered again until
+   * PIPELINE_TAKEOVER_TIMEOUT_MS has passed, then the session ends with SERVER_ERROR.
+   *
+   * @generated from field: string worker_id = 2;
+   */
+  workerId: string;
+};
+
+/**
+ * Describes the message avatar.sessions.v1.ReleaseSessionResponse.
+ * Use `create(ReleaseSessionResponseSchema)` to create a new message.
+ */
+export const ReleaseSessionResponseSchema: GenMessage<ReleaseSessionResponse> = /*@__PURE__*/
+  messageDesc(file_avatar_sessions_v1_sessions, 24);
 
 /**
  * TranscriptEntry is one spoken turn. Timestamps are milliseconds: absolute = Unix epoch,
@@ -695,7 +785,7 @@ export type TranscriptEntry = Message<"avatar.sessions.v1.TranscriptEntry"> & {
  * Use `create(TranscriptEntrySchema)` to create a new message.
  */
 export const TranscriptEntrySchema: GenMessage<TranscriptEntry> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 23);
+  messageDesc(file_avatar_sessions_v1_sessions, 25);
 
 /**
  * @generated from message avatar.sessions.v1.AppendTranscriptRequest
@@ -710,6 +800,13 @@ export type AppendTranscriptRequest = Message<"avatar.sessions.v1.AppendTranscri
    * @generated from field: repeated avatar.sessions.v1.TranscriptEntry entries = 2;
    */
   entries: TranscriptEntry[];
+
+  /**
+   * As in EndSessionRequest: refused unless it is the session's current ownership epoch.
+   *
+   * @generated from field: uint32 pipeline_epoch = 3;
+   */
+  pipelineEpoch: number;
 };
 
 /**
@@ -717,7 +814,7 @@ export type AppendTranscriptRequest = Message<"avatar.sessions.v1.AppendTranscri
  * Use `create(AppendTranscriptRequestSchema)` to create a new message.
  */
 export const AppendTranscriptRequestSchema: GenMessage<AppendTranscriptRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 24);
+  messageDesc(file_avatar_sessions_v1_sessions, 26);
 
 /**
  * @generated from message avatar.sessions.v1.AppendTranscriptResponse
@@ -734,7 +831,7 @@ export type AppendTranscriptResponse = Message<"avatar.sessions.v1.AppendTranscr
  * Use `create(AppendTranscriptResponseSchema)` to create a new message.
  */
 export const AppendTranscriptResponseSchema: GenMessage<AppendTranscriptResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 25);
+  messageDesc(file_avatar_sessions_v1_sessions, 27);
 
 /**
  * @generated from message avatar.sessions.v1.GetTranscriptRequest
@@ -766,7 +863,7 @@ export type GetTranscriptRequest = Message<"avatar.sessions.v1.GetTranscriptRequ
  * Use `create(GetTranscriptRequestSchema)` to create a new message.
  */
 export const GetTranscriptRequestSchema: GenMessage<GetTranscriptRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 26);
+  messageDesc(file_avatar_sessions_v1_sessions, 28);
 
 /**
  * @generated from message avatar.sessions.v1.GetTranscriptResponse
@@ -793,7 +890,7 @@ export type GetTranscriptResponse = Message<"avatar.sessions.v1.GetTranscriptRes
  * Use `create(GetTranscriptResponseSchema)` to create a new message.
  */
 export const GetTranscriptResponseSchema: GenMessage<GetTranscriptResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 27);
+  messageDesc(file_avatar_sessions_v1_sessions, 29);
 
 /**
  * SessionEvent is a stored notice about a session.
@@ -832,7 +929,7 @@ export type SessionEvent = Message<"avatar.sessions.v1.SessionEvent"> & {
  * Use `create(SessionEventSchema)` to create a new message.
  */
 export const SessionEventSchema: GenMessage<SessionEvent> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 28);
+  messageDesc(file_avatar_sessions_v1_sessions, 30);
 
 /**
  * @generated from message avatar.sessions.v1.AppendSessionEventsRequest
@@ -854,7 +951,7 @@ export type AppendSessionEventsRequest = Message<"avatar.sessions.v1.AppendSessi
  * Use `create(AppendSessionEventsRequestSchema)` to create a new message.
  */
 export const AppendSessionEventsRequestSchema: GenMessage<AppendSessionEventsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 29);
+  messageDesc(file_avatar_sessions_v1_sessions, 31);
 
 /**
  * @generated from message avatar.sessions.v1.AppendSessionEventsResponse
@@ -871,7 +968,7 @@ export type AppendSessionEventsResponse = Message<"avatar.sessions.v1.AppendSess
  * Use `create(AppendSessionEventsResponseSchema)` to create a new message.
  */
 export const AppendSessionEventsResponseSchema: GenMessage<AppendSessionEventsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 30);
+  messageDesc(file_avatar_sessions_v1_sessions, 32);
 
 /**
  * @generated from message avatar.sessions.v1.ListSessionEventsRequest
@@ -893,7 +990,7 @@ export type ListSessionEventsRequest = Message<"avatar.sessions.v1.ListSessionEv
  * Use `create(ListSessionEventsRequestSchema)` to create a new message.
  */
 export const ListSessionEventsRequestSchema: GenMessage<ListSessionEventsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 31);
+  messageDesc(file_avatar_sessions_v1_sessions, 33);
 
 /**
  * @generated from message avatar.sessions.v1.ListSessionEventsResponse
@@ -910,7 +1007,7 @@ export type ListSessionEventsResponse = Message<"avatar.sessions.v1.ListSessionE
  * Use `create(ListSessionEventsResponseSchema)` to create a new message.
  */
 export const ListSessionEventsResponseSchema: GenMessage<ListSessionEventsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 32);
+  messageDesc(file_avatar_sessions_v1_sessions, 34);
 
 /**
  * @generated from message avatar.sessions.v1.DeleteSessionEventsRequest
@@ -932,7 +1029,7 @@ export type DeleteSessionEventsRequest = Message<"avatar.sessions.v1.DeleteSessi
  * Use `create(DeleteSessionEventsRequestSchema)` to create a new message.
  */
 export const DeleteSessionEventsRequestSchema: GenMessage<DeleteSessionEventsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 33);
+  messageDesc(file_avatar_sessions_v1_sessions, 35);
 
 /**
  * @generated from message avatar.sessions.v1.DeleteSessionEventsResponse
@@ -954,7 +1051,7 @@ export type DeleteSessionEventsResponse = Message<"avatar.sessions.v1.DeleteSess
  * Use `create(DeleteSessionEventsResponseSchema)` to create a new message.
  */
 export const DeleteSessionEventsResponseSchema: GenMessage<DeleteSessionEventsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 34);
+  messageDesc(file_avatar_sessions_v1_sessions, 36);
 
 /**
  * @generated from message avatar.sessions.v1.GetCreditsRequest
@@ -971,7 +1068,7 @@ export type GetCreditsRequest = Message<"avatar.sessions.v1.GetCreditsRequest"> 
  * Use `create(GetCreditsRequestSchema)` to create a new message.
  */
 export const GetCreditsRequestSchema: GenMessage<GetCreditsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 35);
+  messageDesc(file_avatar_sessions_v1_sessions, 37);
 
 /**
  * @generated from message avatar.sessions.v1.GetCreditsResponse
@@ -990,7 +1087,7 @@ export type GetCreditsResponse = Message<"avatar.sessions.v1.GetCreditsResponse"
  * Use `create(GetCreditsResponseSchema)` to create a new message.
  */
 export const GetCreditsResponseSchema: GenMessage<GetCreditsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 36);
+  messageDesc(file_avatar_sessions_v1_sessions, 38);
 
 /**
  * @generated from message avatar.sessions.v1.GrantCreditsRequest
@@ -1026,7 +1123,7 @@ export type GrantCreditsRequest = Message<"avatar.sessions.v1.GrantCreditsReques
  * Use `create(GrantCreditsRequestSchema)` to create a new message.
  */
 export const GrantCreditsRequestSchema: GenMessage<GrantCreditsRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 37);
+  messageDesc(file_avatar_sessions_v1_sessions, 39);
 
 /**
  * @generated from message avatar.sessions.v1.GrantCreditsResponse
@@ -1043,7 +1140,7 @@ export type GrantCreditsResponse = Message<"avatar.sessions.v1.GrantCreditsRespo
  * Use `create(GrantCreditsResponseSchema)` to create a new message.
  */
 export const GrantCreditsResponseSchema: GenMessage<GrantCreditsResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 38);
+  messageDesc(file_avatar_sessions_v1_sessions, 40);
 
 /**
  * LedgerEntry is one movement of credits.
@@ -1101,7 +1198,7 @@ export type LedgerEntry = Message<"avatar.sessions.v1.LedgerEntry"> & {
  * Use `create(LedgerEntrySchema)` to create a new message.
  */
 export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 39);
+  messageDesc(file_avatar_sessions_v1_sessions, 41);
 
 /**
  * @generated from message avatar.sessions.v1.ListLedgerEntriesRequest
@@ -1128,7 +1225,7 @@ export type ListLedgerEntriesRequest = Message<"avatar.sessions.v1.ListLedgerEnt
  * Use `create(ListLedgerEntriesRequestSchema)` to create a new message.
  */
 export const ListLedgerEntriesRequestSchema: GenMessage<ListLedgerEntriesRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 40);
+  messageDesc(file_avatar_sessions_v1_sessions, 42);
 
 /**
  * @generated from message avatar.sessions.v1.ListLedgerEntriesResponse
@@ -1150,7 +1247,7 @@ export type ListLedgerEntriesResponse = Message<"avatar.sessions.v1.ListLedgerEn
  * Use `create(ListLedgerEntriesResponseSchema)` to create a new message.
  */
 export const ListLedgerEntriesResponseSchema: GenMessage<ListLedgerEntriesResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_sessions_v1_sessions, 41);
+  messageDesc(file_avatar_sessions_v1_sessions, 43);
 
 /**
  * SessionState is the stored lifecycle state.
@@ -1426,6 +1523,17 @@ export const SessionsService: GenService<{
     methodKind: "unary";
     input: typeof ReportConnectionStateRequestSchema;
     output: typeof ReportConnectionStateResponseSchema;
+  },
+  /**
+   * Pipeline: a stopping worker hands a session it runs to another worker (a compare-and-set on the
+   * ownership epoch); answers the worker that took it, if one did.
+   *
+   * @generated from rpc avatar.sessions.v1.SessionsService.ReleaseSession
+   */
+  releaseSession: {
+    methodKind: "unary";
+    input: typeof ReleaseSessionRequestSchema;
+    output: typeof ReleaseSessionResponseSchema;
   },
   /**
    * Transcript entries (written by the pipeline) and their reads.

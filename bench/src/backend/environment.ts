@@ -1,0 +1,67 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { builtEntry, type NatsServerHandle, repoRoot, startNatsServer } from "@avatar/testkit";
+import { type PostgresServer, startPostgresServer } from "../servers/postgres.js";
+
+/**
+ * What both benchmarks run on: a Postgres 15 server and a nats-server of their own, on free loopback
+ * ports, and the settings every backend process gets.
+ */
+export interface BenchEnvironment {
+  pg: PostgresServer;
+  nats: NatsServerHandle;
+  natsVersion: string;
+  /** Environment of every backend process (database, keys, limits, logs). */
+  env: Record<string, string>;
+  /** Runs the bundles of `pnpm build` when they exist (and BENCH_FROM_SOURCE is not set), else the sources. */
+  entry(source: string): string;
+  readonly fromSource: boolean;
+  /** Options for every backend process's `node` (a CPU profile when asked for). */
+  nodeArgs: string[];
+  stop(): Promise<void>;
+}
+
+export async function startBenchEnvironment(options: {
+  fromSource: boolean;
+  cpuProfileDir?: string | undefined;
+}): Promise<BenchEnvironment> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "avatar-bench-"));
+  await chmod(dataDir, 0o755);
+  const pg = await startPostgresServer();
+  const nats = await startNatsServer().catch(async (err: unknown) => {
+    await pg.stop();
+    throw err;
+  });
+  const built = existsSync(path.join(repoRoot, builtEntry("gateway/src/main.ts")));
+  const fromSource = options.fromSource || !built;
+  const { execFileSync } = await import("node:child_process");
+  const natsVersion = execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim();
+  return {
+    pg,
+    nats,
+    natsVersion,
+    fromSource,
+    nodeArgs: options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
+    env: {
+      DATABASE_URL: pg.url,
+      DATA_DIR: dataDir,
+      ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
+      NATS_NAMESPACE: `bench${randomUUID().slice(0, 6)}`,
+      // One key, no 429: the interface's 10 per second would measure the limit, not the service.
+      RATE_LIMIT_PER_SECOND: "1000000",
+      // Each simulated client of bench:lite has its own address (X-Forwarded-For), as real clients would.
+      TRUST_PROXY: "true",
+      PIPELINE_CAPACITY: "100000",
+      LOG_LEVEL: "warn",
+    },
+    entry: (source) => (fromSource ? source : builtEntry(source)),
+    stop: async () => {
+      await nats.stop();
+      await pg.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

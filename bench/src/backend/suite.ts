@@ -1,0 +1,42 @@
+import { freePort } from "@avatar/runtime";
+import { spawnEntry, waitForReady } from "@avatar/testkit";
+import type { Backend } from "./backend.js";
+import type { BenchEnvironment } from "./environment.js";
+
+/** The one-process suite (what `pnpm start` runs) as a child process: in-process bus, the bench's Postgres. */
+export async function startSuiteBackend(environment: BenchEnvironment): Promise<Backend> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const { NATS_NAMESPACE: _, ...env } = environment.env;
+  const suite = spawnEntry(
+    "suite",
+    environment.entry("suite/src/main.ts"),
+    { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    environment.nodeArgs,
+  );
+  const gatewayUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForReady(`${gatewayUrl}/readyz`, suite, 120_000, 5);
+  } catch (err) {
+    await suite.stop();
+    throw err;
+  }
+  const readyMs = { suite: performance.now() - t0 };
+  return {
+    gatewayUrl,
+    readyMs,
+    processes: () => [
+      { name: "suite", pids: suite.child.pid ? [suite.child.pid] : [] },
+      { name: "postgres", pids: environment.pg.pids() },
+    ],
+    exited: () =>
+      suite.child.exitCode !== null || suite.child.signalCode !== null
+        ? [
+            `suite exited (${suite.child.exitCode ?? suite.child.signalCode}):\n${suite.output().slice(-3000)}`,
+          ]
+        : [],
+    stop: async () => {
+      await suite.stop();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * `pnpm bench:profile FILE.cpuprofile [N]`: where a `node --cpu-prof` profile spent its time: self time
+ * by function (the top N, default 25) and by package (node_modules package, workspace folder, or node).
+ */
+import { readFileSync } from "node:fs";
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [file, topArg] = process.argv.slice(2);
+if (!file) throw new Error("usage: pnpm bench:profile FILE.cpuprofile [N]");
+const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map<number, number>();
+profile.samples.forEach((id, i) => {
+  self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+
+function packageOf(url: string): string {
+  if (!url) return "(native / GC / idle)";
+  const nm = url.lastIndexOf("/node_modules/");
+  if (nm >= 0) {
+    const rest = url.slice(nm + 14).split("/");
+    return rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
+  }
+  if (url.startsWith("node:")) return "node";
+  const m = /\/(packages|services)\/([^/]+)\//.exec(url) ?? /\/(gateway|suite|bench)\//.exec(url);
+  return m ? (m[2] ? `${m[1]}/${m[2]}` : (m[1] ?? url)) : url;
+}
+
+const fns = new Map<string, number>();
+const pkgs = new Map<string, number>();
+for (const [id, t] of self) {
+  const n = byId.get(id);
+  if (!n) continue;
+  const f = n.callFrame;
+  const key = `${f.functionName || "(anonymous)"} ${f.url.replace(/.*\/(node_modules|src)\//, "")}:${f.lineNumber + 1}`;
+  fns.set(key, (fns.get(key) ?? 0) + t);
+  const pkg = f.url ? packageOf(f.url) : f.functionName;
+  pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + t);
+}
+const pct = (t: number) => `${((100 * t) / total).toFixed(1).padStart(5)} %`;
+const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
+console.log("\nself time by package");
+for (const [k, t] of top(pkgs, 20)) console.log(`${pct(t)}  ${k}`);
+console.log("\nself time by function");
+for (const [k, t] of top(fns, Number(topArg ?? 25))) console.log(`${pct(t)}  ${k}`);

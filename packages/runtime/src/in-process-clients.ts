@@ -1,0 +1,87 @@
+import type { DescService, MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  createHandlerContext,
+  type ServiceImpl,
+} from "@connectrpc/connect";
+import { type Clients, type ServiceName, services } from "./clients.js";
+import type { Logger } from "./log.js";
+import type { ServiceApp } from "./server.js";
+
+type AnyImpl = Partial<ServiceImpl<DescService>>;
+
+/**
+ * The services that run in this process (the one-process suite), called as functions instead of over
+ * loopback HTTP: no sockets, no encoding, no HTTP parsing per call. Each call builds its request message
+ * and a handler context as a Connect server would, and answers the response message a client would
+ * get. Errors keep their Connect semantics: a ConnectError reaches the caller as it was thrown, anything
+ * else is logged and becomes a bare internal error, as the services' server interceptors do. The
+ * caller's request id needs no header: the call runs in the caller's log context.
+ */
+export class InProcessServices {
+  private readonly impls = new Map<string, AnyImpl>();
+
+  constructor(private readonly log: Logger) {}
+
+  /** Records the implementations a service's routes() registers. */
+  register(app: ServiceApp): void {
+    const recorder = {
+      service: (desc: DescService, impl: AnyImpl) => {
+        this.impls.set(desc.typeName, impl);
+        return recorder;
+      },
+      rpc: () => {
+        throw new Error(`${app.name}: single rpc() routes cannot be called in process`);
+      },
+    };
+    app.routes(recorder as unknown as ConnectRouter);
+  }
+
+  /** A client per service; a service not registered (yet) answers Unavailable, as a stopped peer would. */
+  clients(): Clients {
+    const made = {} as Record<ServiceName, unknown>;
+    for (const name of Object.keys(services) as ServiceName[]) made[name] = this.client(services[name]);
+    return made as Clients;
+  }
+
+  private client(service: DescService): unknown {
+    const client: Record<string, unknown> = {};
+    for (const method of service.methods) {
+      if (method.methodKind !== "unary") continue;
+      const label = `/${service.typeName}/${method.name}`;
+      client[method.localName] = async (request: MessageInitShape<typeof method.input> = {}) => {
+        const impl = this.impls.get(service.typeName);
+        const fn = impl?.[method.localName as never] as ((req: unknown, ctx: unknown) => unknown) | undefined;
+        if (typeof fn !== "function") {
+          throw new ConnectError(`${label} is not served in this process`, Code.Unavailable);
+        }
+        const context = createHandlerContext({
+          service,
+          method,
+          protocolName: "in-process",
+          requestMethod: "POST",
+          url: label,
+        });
+        try {
+          return create(
+            method.output,
+            (await fn.call(impl, create(method.input, request), context)) as never,
+          );
+        } catch (err) {
+          if (!(err instanceof ConnectError)) {
+            this.log.error("rpc failed unexpectedly", { procedure: label, err });
+            throw new ConnectError("internal error", Code.Internal);
+          }
+          if (err.code === Code.Internal || err.code === Code.Unknown) {
+            this.log.error("rpc failed", { procedure: label, err });
+          }
+          throw err;
+        }
+      };
+    }
+    return client;
+  }
+}

