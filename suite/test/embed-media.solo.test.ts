@@ -292,7 +292,8 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
         avatarId: ADA,
       });
       if (!look) throw new Error("no look");
-      const mouth = new PortraitRenderer({ look, lookKey, quality: "high", clock: systemClock }).mouthBox();
+      const renderer = await PortraitRenderer.create({ look, lookKey, quality: "high", clock: systemClock });
+      const mouth = renderer.mouthBox();
 
       llm.enqueue({ kind: "stream", pieces: ANSWER });
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
