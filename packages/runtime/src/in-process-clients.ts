@@ -7,9 +7,12 @@ import {
   createHandlerContext,
   type ServiceImpl,
 } from "@connectrpc/connect";
+import { SpanKind } from "@opentelemetry/api";
 import { type Clients, type ServiceName, services } from "./clients.js";
 import type { Logger } from "./log.js";
+import { meterCalled, meterServed } from "./metrics/connect.js";
 import type { ServiceApp } from "./server.js";
+import { inSpan, SERVICE_ATTRIBUTE } from "./tracing/spans.js";
 
 type AnyImpl = Partial<ServiceImpl<DescService>>;
 
@@ -19,10 +22,13 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
  * and a handler context as a Connect server would, and answers the response message a client would
  * get. Errors keep their Connect semantics: a ConnectError reaches the caller as it was thrown, anything
  * else is logged and becomes a bare internal error, as the services' server interceptors do. The
- * caller's request id needs no header: the call runs in the caller's log context.
+ * caller's request id needs no header: the call runs in the caller's log context, and each call is a
+ * span of the called service in the caller's trace, and counted on both sides, as a call over HTTP would be.
  */
 export class InProcessServices {
   private readonly impls = new Map<string, AnyImpl>();
+  /** The service (process) name serving each proto service. */
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly log: Logger) {}
 
@@ -31,6 +37,7 @@ export class InProcessServices {
     const recorder = {
       service: (desc: DescService, impl: AnyImpl) => {
         this.impls.set(desc.typeName, impl);
+        this.names.set(desc.typeName, app.name);
         return recorder;
       },
       rpc: () => {
@@ -52,7 +59,7 @@ export class InProcessServices {
     for (const method of service.methods) {
       if (method.methodKind !== "unary") continue;
       const label = `/${service.typeName}/${method.name}`;
-      client[method.localName] = async (request: MessageInitShape<typeof method.input> = {}) => {
+      const call = async (request: MessageInitShape<typeof method.input>) => {
         const impl = this.impls.get(service.typeName);
         const fn = impl?.[method.localName as never] as ((req: unknown, ctx: unknown) => unknown) | undefined;
         if (typeof fn !== "function") {
@@ -81,6 +88,21 @@ export class InProcessServices {
           throw err;
         }
       };
+      const procedure = `${service.typeName}/${method.name}`;
+      const served = () => this.names.get(service.typeName) ?? service.typeName;
+      client[method.localName] = (request: MessageInitShape<typeof method.input> = {}) =>
+        inSpan(
+          procedure,
+          {
+            kind: SpanKind.SERVER,
+            attributes: {
+              "rpc.system": "in_process",
+              "rpc.method": procedure,
+              [SERVICE_ATTRIBUTE]: served(),
+            },
+          },
+          () => meterCalled(procedure, () => meterServed(served(), procedure, () => call(request))),
+        );
     }
     return client;
   }
