@@ -1,6 +1,6 @@
 /**
  * The one-process suite for the LITE benchmark: started on a fresh embedded Postgres, it prints one JSON
- * line with the gateway's and the services' URLs, and stops on SIGTERM.
+ * line with the gateway's and the services' URLs and the operator's identity key, and stops on SIGTERM.
  */
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,7 +19,12 @@ const suite = await startSuite({
   gatewayHost: "127.0.0.1",
   env,
 });
-process.stdout.write(`${JSON.stringify({ gatewayUrl: suite.gatewayUrl, serviceUrls: suite.serviceUrls })}\n`);
+const ready = {
+  gatewayUrl: suite.gatewayUrl,
+  serviceUrls: suite.serviceUrls,
+  operatorKey: suite.identities.privateKeys.avatarctl,
+};
+process.stdout.write(`${JSON.stringify(ready)}\n`);
 onShutdownSignal(log, async () => {
   await suite.stop();
   await rm(dataDir, { recursive: true, force: true });

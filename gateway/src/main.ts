@@ -3,6 +3,7 @@ import {
   connectBus,
   createClients,
   createLogger,
+  identityFromEnv,
   onShutdownSignal,
   readProcessConfig,
   serviceUrlsFrom,
@@ -24,6 +25,13 @@ try {
   process.exit(2);
 }
 const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "gateway" } });
+let identity: ReturnType<typeof identityFromEnv>;
+try {
+  identity = identityFromEnv("gateway", process.env, log, { verifiesCallers: false });
+} catch (err) {
+  process.stderr.write(`gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+}
 const { bus, running } = await startOrExit(log, async () => {
   const bus = await connectBus(
     { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
@@ -32,7 +40,7 @@ const { bus, running } = await startOrExit(log, async () => {
   );
   if (!config.NATS_URL) log.warn("NATS_URL not set: rate limits count per process");
   const running = await startGateway({
-    clients: createClients(serviceUrlsFrom(config)),
+    clients: createClients(serviceUrlsFrom(config), identity),
     bus,
     log,
     config: gatewayConfig,

@@ -7,13 +7,18 @@ import {
   createClients,
   type EmbeddedPostgresHandle,
   type Env,
+  type IdentitySet,
+  identityOf,
   type Logger,
   listen,
+  localIdentitySet,
   type RunningService,
+  removeDiscovery,
   type ServiceName,
   type ServiceUrls,
   startEmbeddedPostgres,
   startService,
+  writeDiscovery,
 } from "@avatar/runtime";
 
 import { serviceModules } from "./modules.js";
@@ -38,7 +43,10 @@ export interface SuiteOptions {
 export interface Suite {
   gatewayUrl: string;
   serviceUrls: Record<ServiceName, string>;
+  /** Clients signed as the operator (avatarctl): what the demo seeding and tools call with. */
   clients: Clients;
+  /** Every identity of the suite (DATA_DIR/keys/service-identity.env). */
+  identities: IdentitySet;
   bus: Bus;
   databaseUrl: string;
   stop(): Promise<void>;
@@ -46,7 +54,9 @@ export interface Suite {
 
 /**
  * Every service and the gateway in one process: services serve Connect on loopback ports and call each
- * other there, exactly as separate processes would; only the gateway faces the outside.
+ * other there, exactly as separate processes would, each with its own service identity (callers are
+ * verified and allow-listed as in a deployment); only the gateway faces the outside. DATA_DIR/suite.json
+ * tells `avatarctl` where the services are while the suite runs.
  */
 export async function startSuite(options: SuiteOptions): Promise<Suite> {
   const env = options.env ?? process.env;
@@ -75,11 +85,13 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     );
     cleanups.push(() => bus.close());
 
+    const identities = localIdentitySet(options.dataDir, log);
     const listenings = await Promise.all(serviceModules.map(() => listen({ port: 0, host: "127.0.0.1" })));
     const serviceUrls = Object.fromEntries(
       serviceModules.map((m, i) => [m.name, listenings[i]?.url]),
     ) as Record<ServiceName, string>;
-    const clients = createClients(serviceUrls as ServiceUrls);
+    const clientsOf = (name: Parameters<typeof identityOf>[1]) =>
+      createClients(serviceUrls as ServiceUrls, identityOf(identities, name));
     const running: RunningService[] = [];
     cleanups.push(async () => {
       for (const s of running.reverse()) await s.stop();
@@ -92,7 +104,8 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
           databaseUrl,
           bus,
           log,
-          clients,
+          clients: clientsOf(module.name),
+          identity: identityOf(identities, module.name),
           env: { DATA_DIR: options.dataDir, ...env },
           listening,
           poolSize: 5,
@@ -101,7 +114,7 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     }
 
     const gateway = await startGateway({
-      clients,
+      clients: clientsOf("gateway"),
       bus,
       log: log.child({ service: "gateway" }),
       config: options.gatewayConfig ?? readGatewayConfig(env),
@@ -111,7 +124,16 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     });
     cleanups.push(() => gateway.close());
 
-    return { gatewayUrl: gateway.url, serviceUrls, clients, bus, databaseUrl, stop };
+    writeDiscovery(options.dataDir, {
+      pid: process.pid,
+      gateway: gateway.url,
+      services: serviceUrls,
+      operatorKey: identities.privateKeys.avatarctl,
+    });
+    cleanups.push(async () => removeDiscovery(options.dataDir));
+
+    const clients = clientsOf("avatarctl");
+    return { gatewayUrl: gateway.url, serviceUrls, clients, identities, bus, databaseUrl, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -34,11 +34,14 @@ export async function startProcessBackend(): Promise<Backend> {
   const known = new Set(spawned.map((p) => p.child.pid));
   return {
     gatewayUrl: topology.url("gateway"),
-    clients: createClients({
-      tokens: topology.url("tokens"),
-      sessions: topology.url("sessions"),
-      catalog: topology.url("catalog"),
-    }),
+    clients: createClients(
+      {
+        tokens: topology.url("tokens"),
+        sessions: topology.url("sessions"),
+        catalog: topology.url("catalog"),
+      },
+      topology.identity("avatarctl"),
+    ),
     processes: () => {
       const others = descendants(process.pid).filter((pid) => !known.has(pid));
       const byComm = (comm: string) => others.filter((pid) => commOf(pid) === comm);

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { createClients } from "@avatar/runtime";
+import { createClients, identityFromKeys } from "@avatar/runtime";
 import { repoRoot } from "@avatar/testkit";
 import { type Backend, backendEnv } from "./backend.js";
 import { commOf, descendants } from "./rss.js";
@@ -18,24 +18,29 @@ export async function startSuiteBackend(): Promise<Backend> {
     stderr = (stderr + d.toString()).slice(-20_000);
   });
   const lines = createInterface({ input: child.stdout });
-  const started = await new Promise<{ gatewayUrl: string; serviceUrls: Record<string, string> }>(
-    (resolve, reject) => {
-      child.once("exit", (code) =>
-        reject(new Error(`the suite exited (${code}) before it was ready:\n${stderr}`)),
-      );
-      lines.on("line", (line) => {
-        if (line.startsWith("{")) resolve(JSON.parse(line));
-      });
-    },
-  );
+  const started = await new Promise<{
+    gatewayUrl: string;
+    serviceUrls: Record<string, string>;
+    operatorKey: string;
+  }>((resolve, reject) => {
+    child.once("exit", (code) =>
+      reject(new Error(`the suite exited (${code}) before it was ready:\n${stderr}`)),
+    );
+    lines.on("line", (line) => {
+      if (line.startsWith("{")) resolve(JSON.parse(line));
+    });
+  });
   const pid = child.pid ?? 0;
   return {
     gatewayUrl: started.gatewayUrl,
-    clients: createClients({
-      tokens: started.serviceUrls.tokens,
-      sessions: started.serviceUrls.sessions,
-      catalog: started.serviceUrls.catalog,
-    }),
+    clients: createClients(
+      {
+        tokens: started.serviceUrls.tokens,
+        sessions: started.serviceUrls.sessions,
+        catalog: started.serviceUrls.catalog,
+      },
+      identityFromKeys("avatarctl", started.operatorKey),
+    ),
     processes: () => [
       { name: "suite (gateway + services + pipeline)", pids: [pid] },
       { name: "postgres", pids: descendants(pid).filter((p) => commOf(p) === "postgres") },

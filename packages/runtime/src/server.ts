@@ -4,6 +4,8 @@ import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@conne
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "./log.js";
 import { serveRequestId } from "./request-id.js";
+import { callersOf } from "./service-callers.js";
+import { requireCaller, type ServiceIdentity } from "./service-identity.js";
 
 /** What a service's build() returns: its Connect routes plus optional background work. */
 export interface ServiceApp {
@@ -39,11 +41,18 @@ export function connectInterceptors(log: Logger): Interceptor[] {
   return [serveRequestId, logUnexpected(log)];
 }
 
-/** The request handler of a service: Connect on its routes, /healthz and /readyz beside them. */
-export function serviceHandler(app: ServiceApp, log: Logger): http.RequestListener {
+/**
+ * The request handler of a service: Connect on its routes, /healthz and /readyz beside them. Every call
+ * must carry a service credential of a caller the RPC allows (`identity` verifies it).
+ */
+export function serviceHandler(
+  app: ServiceApp,
+  log: Logger,
+  identity: ServiceIdentity,
+): http.RequestListener {
   return connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: connectInterceptors(log),
+    interceptors: [serveRequestId, requireCaller(identity, callersOf, log), logUnexpected(log)],
     fallback: (req, res) => {
       const path = req.url?.split("?")[0];
       if (path === "/healthz") return void respondHealth(res, true);

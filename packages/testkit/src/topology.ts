@@ -1,4 +1,13 @@
-import { freePort } from "@avatar/runtime";
+import {
+  type CallerName,
+  freePort,
+  generateIdentitySet,
+  type IdentitySet,
+  identityEnv,
+  identityOf,
+  isCallerName,
+  type ServiceIdentity,
+} from "@avatar/runtime";
 import { type SpawnedProcess, spawnEntry, waitForReady } from "./processes.js";
 
 export interface ProcessSpec {
@@ -7,6 +16,8 @@ export interface ProcessSpec {
   entry: string;
   /** The other processes find it at `<NAME>_URL` (a service they call over Connect). */
   service?: boolean;
+  /** The service identity it signs and verifies with; by default the one of its entry point. */
+  identity?: CallerName;
   env?: Record<string, string>;
 }
 
@@ -17,13 +28,17 @@ export interface Topology {
   readonly processes: readonly SpawnedProcess[];
   /** Every service's `<NAME>_URL`. */
   readonly serviceUrls: Record<string, string>;
+  /** The identities the processes got; the test calls them as one of these (e.g. the operator). */
+  readonly identities: IdentitySet;
+  identity(name: CallerName): ServiceIdentity;
   /** SIGTERM to each process, last started first; their exit codes by name. */
   stop(): Promise<Record<string, number | null>>;
 }
 
 /**
  * Starts the given entry points as separate processes on free loopback ports, as a deployment runs them:
- * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and extra env; resolves
+ * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT`, its service identity
+ * (a fresh set per topology) and extra env; resolves
  * once all answer `/readyz` (rejects with a process's output when it exits or is not ready in time).
  */
 export async function spawnTopology(
@@ -41,15 +56,18 @@ export async function spawnTopology(
   const serviceUrls = Object.fromEntries(
     specs.filter((s) => s.service).map((s) => [`${s.name.toUpperCase()}_URL`, url(s.name)]),
   );
-  const processes = specs.map((spec) =>
-    spawnEntry(spec.name, spec.entry, {
+  const identities = generateIdentitySet();
+  const processes = specs.map((spec) => {
+    const identity = spec.identity ?? identityOfEntry(spec.entry);
+    return spawnEntry(spec.name, spec.entry, {
       ...sharedEnv,
       ...serviceUrls,
+      ...(identity ? identityEnv(identities, identity) : {}),
       PORT: String(ports.get(spec.name)),
       HOST: "127.0.0.1",
       ...spec.env,
-    }),
-  );
+    });
+  });
   const topology: Topology = {
     url,
     process: (name) => {
@@ -59,6 +77,8 @@ export async function spawnTopology(
     },
     processes,
     serviceUrls,
+    identities,
+    identity: (name) => identityOf(identities, name),
     stop: async () => {
       const codes: Record<string, number | null> = {};
       for (const p of [...processes].reverse()) codes[p.name] = await p.stop();
@@ -77,4 +97,10 @@ export async function spawnTopology(
 /** The specs of the suite's services (each reachable by the others at `<NAME>_URL`). */
 export function serviceSpecs(...names: string[]): ProcessSpec[] {
   return names.map((name) => ({ name, entry: `services/${name}/src/main.ts`, service: true }));
+}
+
+/** `services/pipeline/src/main.ts` runs the pipeline, `gateway/src/main.ts` the gateway. */
+function identityOfEntry(entry: string): CallerName | undefined {
+  const name = /^(?:services\/)?([a-z]+)\/src\/main\.ts$/.exec(entry)?.[1] ?? "";
+  return isCallerName(name) ? name : undefined;
 }

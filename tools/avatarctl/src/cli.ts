@@ -1,17 +1,25 @@
-import { createClients } from "@avatar/runtime";
-import { commandWords, parseCommandArgs, resolveServiceUrls, wantsHelp } from "./args.js";
+import type { Clients } from "@avatar/runtime";
+import { commandWords, parseCommandArgs, wantsHelp } from "./args.js";
 import type { Command, Io } from "./command.js";
 import { creditsCommands } from "./commands/credits.js";
+import { identityCommands } from "./commands/identity.js";
 import { importCommands } from "./commands/import.js";
 import { keyCommands } from "./commands/key.js";
 import { spaceCommands } from "./commands/space.js";
+import { connect } from "./connection.js";
 import { reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, mainHelp } from "./help.js";
 import { createOutput } from "./output.js";
 
 export type { Io } from "./command.js";
 
-export const commands: Command[] = [...spaceCommands, ...keyCommands, ...creditsCommands, ...importCommands];
+export const commands: Command[] = [
+  ...spaceCommands,
+  ...keyCommands,
+  ...creditsCommands,
+  ...importCommands,
+  ...identityCommands,
+];
 
 const groups = [...new Set(commands.map((c) => c.group))];
 
@@ -43,18 +51,25 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
   if (wantsHelp(argv)) return printed(io, commandHelp(command));
 
   let prepared: ReturnType<Command["prepare"]>;
-  let urls: ReturnType<typeof resolveServiceUrls>;
+  let clients: Clients;
   try {
     const { values, positionals } = parseCommandArgs(argv, command.options);
     prepared = command.prepare(values, checkPositionals(command, positionals.slice(2)));
-    urls = resolveServiceUrls(prepared.services, values, io.env);
+    clients = prepared.services.length > 0 ? connect(prepared.services, values, io.env) : offline;
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     throw new UsageError(`${err.message} (see "avatarctl ${group} ${action} --help")`);
   }
-  await prepared.run({ clients: createClients(urls), out: createOutput(io), env: io.env });
+  await prepared.run({ clients, out: createOutput(io), env: io.env });
   return 0;
 }
+
+/** The clients of a command that calls no service (it declared none). */
+const offline = new Proxy({} as Clients, {
+  get(_target, prop) {
+    throw new Error(`this command declared no services but used ${String(prop)}`);
+  },
+});
 
 function printed(io: Io, text: string): number {
   io.stdout(text);
