@@ -44,6 +44,7 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
       env: process.env,
       listening,
       identity,
+      poolSize: config.DATABASE_POOL_SIZE,
     });
     log.info("listening", { url: listening.url });
     return { bus, running };
