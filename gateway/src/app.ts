@@ -116,6 +116,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       principal,
       ...parsed.value,
       clients: deps.clients,
+      bus: deps.bus,
       log,
       baseUrl: baseUrlOf(req, config, trust),
       url,

@@ -55,16 +55,22 @@ export function openApiDocument(routes: readonly Route[], baseUrl: string): Json
     const parameters = [r.params, r.query].flatMap((p) =>
       p instanceof ParamsSchema ? p.openApiParameters(components) : [],
     );
+    const success: JsonSchema = r.textBody
+      ? {
+          description: "Success",
+          content: { [r.textBody]: { schema: { type: "string" } } },
+          headers: { Location: { description: "The resource to DELETE", schema: { type: "string" } } },
+        }
+      : r.status === 204
+        ? { description: "No content" }
+        : { description: "Success", content: { "application/json": { schema: envelope() } } };
     const op: JsonSchema = {
       operationId: operationId(r),
       summary: r.summary,
       security: security[r.auth],
       parameters,
       responses: {
-        [String(r.status ?? 200)]: {
-          description: "Success",
-          content: { "application/json": { schema: envelope() } },
-        },
+        [String(r.status ?? 200)]: success,
         "422": {
           description: "Validation error",
           content: { "application/json": { schema: { $ref: "#/components/schemas/HTTPValidationError" } } },
@@ -84,6 +90,9 @@ export function openApiDocument(routes: readonly Route[], baseUrl: string): Json
         required: !r.optionalBody,
         content: { "application/json": { schema: toJsonSchema(r.body, components) } },
       };
+    }
+    if (r.textBody) {
+      op.requestBody = { required: true, content: { [r.textBody]: { schema: { type: "string" } } } };
     }
     paths[r.path] ??= {};
     (paths[r.path] as Record<string, JsonSchema>)[r.method.toLowerCase()] = op;

@@ -4,6 +4,7 @@ import { embedPageRoutes } from "./api/embed-page.routes.js";
 import { memoryRoutes } from "./api/memory.routes.js";
 import { sessionTokenRoutes } from "./api/session-token.routes.js";
 import { sessionRoutes } from "./api/sessions.routes.js";
+import { whepRoutes } from "./api/whep.routes.js";
 import { type Route, route } from "./http/route.js";
 import { LIMIT_DEFAULT } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
@@ -14,6 +15,7 @@ export const routes: Route[] = [
   ...catalogRoutes,
   ...sessionTokenRoutes,
   ...sessionRoutes,
+  ...whepRoutes,
   ...agentsRoutes,
   ...memoryRoutes,
   ...embedPageRoutes,

@@ -46,9 +46,22 @@ export async function seedDemoSpace(clients: Clients, apiKey: string | undefined
       defaultVoice: a.default_voice_id ? { id: a.default_voice_id } : undefined,
       is1080p: a.is_1080p,
       sandboxEnabled: a.sandbox_enabled,
+      lookSource: a.look ? { source: { case: "seed" as const, value: lookSeedOf(a.look) } } : undefined,
     })),
   });
   return apiKey ? { spaceId: DEMO_SPACE_ID } : { spaceId: DEMO_SPACE_ID, newApiKey: created.apiKeySecret };
+}
+
+function lookSeedOf(fields: Record<string, string>) {
+  return {
+    seed: fields.seed ?? "",
+    presentation: fields.presentation ?? "",
+    skinTone: fields.skin_tone ?? "",
+    hairStyle: fields.hair_style ?? "",
+    hairColor: fields.hair_color ?? "",
+    outfit: fields.outfit ?? "",
+    background: fields.background ?? "",
+  };
 }
 
 async function knownKey(clients: Clients, apiKey: string): Promise<boolean> {

@@ -33,7 +33,8 @@ describe("the embed page", () => {
     expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
     const html = await res.text();
     expect(html).toContain(`{"embedId":"${embed_id}"}`);
-    expect(html).toContain("aspect-ratio: 9 / 16");
+    expect(html).toContain("--ratio: 9 / 16");
+    expect(html).toContain('<main class="app vertical">');
     expect(html).not.toMatch(/<script[^>]+src=/);
   });
 

@@ -74,6 +74,37 @@ describe("public reference data (no credential)", () => {
   });
 });
 
+describe("avatar previews (no credential: an <img> sends none)", () => {
+  const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+  it("points every avatar's preview_url at its rendered picture, a PNG in either orientation", async () => {
+    const body = await json(await suite.get("/v1/avatars", { "X-API-KEY": suite.apiKey }));
+    const avatar = body.data.results[0];
+    expect(avatar.preview_url).toBe(`${suite.gatewayUrl}/v1/avatars/${avatar.id}/preview.png`);
+    for (const [query, width, height] of [
+      ["", 1280, 720],
+      ["?orientation=vertical", 720, 1280],
+    ] as const) {
+      const res = await fetch(`${avatar.preview_url}${query}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/png");
+      expect(res.headers.get("etag")).toMatch(/^".+"$/);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(bytes.subarray(0, 4)).toEqual(PNG);
+      // IHDR: width and height, big-endian, at bytes 16 and 20.
+      expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([width, height]);
+    }
+  });
+
+  it("answers 404 for an unknown avatar and 422 for a bad orientation", async () => {
+    const unknown = await suite.get(`/v1/avatars/${crypto.randomUUID()}/preview.png`);
+    expect(unknown.status).toBe(404);
+    expect((await json(unknown)).code).toBe(4040);
+    const bad = await suite.get(`/v1/avatars/${crypto.randomUUID()}/preview.png?orientation=diagonal`);
+    expect(bad.status).toBe(422);
+  });
+});
+
 describe("API-key reads", () => {
   it("lists the space's own avatars with the demo key", async () => {
     const body = await json(await suite.get("/v1/avatars", key()));

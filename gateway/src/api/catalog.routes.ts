@@ -1,5 +1,6 @@
 import { route } from "../http/route.js";
 import { LIMIT_DEFAULT } from "../limits.js";
+import * as images from "./avatar-images.js";
 import * as catalog from "./catalog.js";
 
 /** Languages, LLM models, avatars and voices. */
@@ -28,6 +29,16 @@ export const catalogRoutes = [
     rateLimit: LIMIT_DEFAULT,
     query: catalog.avatarListQuery,
     handle: catalog.listAvatars,
+  }),
+  route({
+    method: "GET",
+    path: "/v1/avatars/{avatar_id}/preview.png",
+    summary: "An avatar's preview picture (PNG, at rest); no credential",
+    auth: "none",
+    rateLimit: LIMIT_DEFAULT,
+    params: catalog.avatarPath,
+    query: images.previewQuery,
+    handle: images.showAvatarPreview,
   }),
   route({
     method: "GET",

@@ -31,14 +31,28 @@ export async function listAvatars(ctx: Ctx<unknown, s.Infer<typeof avatarListQue
     spaceId: spaceOf(ctx.principal),
     page: pageRequest(ctx.query),
   });
-  return { data: paginated(res.avatars.map(presentAvatar), res.page, ctx.url, ctx.baseUrl) };
+  return {
+    data: paginated(
+      res.avatars.map((a) => presentAvatar(a, ctx.baseUrl)),
+      res.page,
+      ctx.url,
+      ctx.baseUrl,
+    ),
+  };
 }
 
 export async function listPublicAvatars(
   ctx: Ctx<unknown, s.Infer<typeof avatarListQuery>>,
 ): Promise<RouteResult> {
   const res = await ctx.clients.catalog.listPublicAvatars({ page: pageRequest(ctx.query) });
-  return { data: paginated(res.avatars.map(presentAvatar), res.page, ctx.url, ctx.baseUrl) };
+  return {
+    data: paginated(
+      res.avatars.map((a) => presentAvatar(a, ctx.baseUrl)),
+      res.page,
+      ctx.url,
+      ctx.baseUrl,
+    ),
+  };
 }
 
 export async function getAvatar(ctx: Ctx<s.Infer<typeof avatarPath>>): Promise<RouteResult> {
@@ -46,7 +60,7 @@ export async function getAvatar(ctx: Ctx<s.Infer<typeof avatarPath>>): Promise<R
     spaceId: spaceOf(ctx.principal),
     avatarId: ctx.params.avatar_id,
   });
-  return { data: avatar ? presentAvatar(avatar) : null };
+  return { data: avatar ? presentAvatar(avatar, ctx.baseUrl) : null };
 }
 
 export async function listVoices(ctx: Ctx<unknown, s.Infer<typeof voiceListQuery>>): Promise<RouteResult> {
@@ -96,7 +110,7 @@ export async function updateAvatar(
     defaultVoiceId: b.default_voice_id ?? undefined,
     isDeactivated: b.is_deactivated ?? undefined,
   });
-  return { data: avatar ? presentAvatar(avatar) : null };
+  return { data: avatar ? presentAvatar(avatar, ctx.baseUrl) : null };
 }
 
 export async function deleteAvatar(ctx: Ctx<s.Infer<typeof avatarPath>>): Promise<RouteResult> {

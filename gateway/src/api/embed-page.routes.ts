@@ -1,5 +1,6 @@
 import { route } from "../http/route.js";
 import { LIMIT_DEFAULT } from "../limits.js";
+import * as images from "./avatar-images.js";
 import * as page from "./embed-page.js";
 
 /** An embed's public web page and its visitors' sessions (no credential: counted per client IP). */
@@ -12,6 +13,15 @@ export const embedPageRoutes = [
     rateLimit: LIMIT_DEFAULT,
     params: page.embedPagePath,
     handle: page.showEmbedPage,
+  }),
+  route({
+    method: "GET",
+    path: "/embed/{embed_id}/poster.png",
+    summary: "The embed's poster: its avatar at rest, in the embed's orientation (PNG)",
+    auth: "none",
+    rateLimit: LIMIT_DEFAULT,
+    params: page.embedPagePath,
+    handle: images.showEmbedPoster,
   }),
   route({
     method: "POST",

@@ -60,7 +60,7 @@ function lifecycleTarget(principal: Principal, body: SessionIdBody): { spaceId: 
 }
 
 /** The space whose session `sessionId` a read may see: a session token or cookie sees only its own. */
-function readScope(principal: Principal, sessionId: string): string {
+export function readScope(principal: Principal, sessionId: string): string {
   if (principal.kind === "api_key") return principal.spaceId;
   if (principal.kind === "session") {
     if (!sameId(sessionId, principal.sessionId)) throw sessionNotFound();

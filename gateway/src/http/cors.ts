@@ -8,7 +8,7 @@ export function corsHeaders(req: IncomingMessage, preflight: boolean): Record<st
     "Access-Control-Allow-Origin": origin,
     "Access-Control-Allow-Credentials": "true",
     "Access-Control-Expose-Headers":
-      "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+      "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location",
     Vary: "Origin",
   };
   if (preflight) {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { missing, type ParseResult, type ValidationIssue } from "../schema/issues.js";
 import { parseJsonBody } from "../schema/json-body.js";
 import { readBody } from "./body.js";
+import { HttpError } from "./http-error.js";
 import type { Route } from "./route.js";
 
 export interface ParsedRequest {
@@ -33,7 +34,9 @@ export async function parseRequest(
   const params = take(route.params?.parse(rawParams), rawParams as unknown);
   const query = take(route.query?.parse(search), {} as unknown);
   let body: unknown;
-  if (route.body) {
+  if (route.textBody) {
+    body = await readTextBody(req, route.textBody, maxBodyBytes);
+  } else if (route.body) {
     const decoded = parseJsonBody(await readBody(req, maxBodyBytes));
     const absent = decoded.ok ? decoded.value === null : decoded.reason === "empty";
     if (absent && route.optionalBody) {
@@ -47,4 +50,15 @@ export async function parseRequest(
     }
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { params, query, body } };
+}
+
+/** A text body of the route's media type (parameters such as charset aside). */
+async function readTextBody(req: IncomingMessage, mediaType: string, maxBodyBytes: number): Promise<string> {
+  const given = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (given !== mediaType) {
+    throw new HttpError(415, `Content-Type must be ${mediaType}`, undefined, { Accept: mediaType });
+  }
+  const text = (await readBody(req, maxBodyBytes)).toString("utf8");
+  if (text.trim() === "") throw new HttpError(400, `The body must be ${mediaType}`);
+  return text;
 }

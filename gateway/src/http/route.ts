@@ -1,3 +1,4 @@
+import type { Bus } from "@avatar/bus";
 import type { Clients, Logger } from "@avatar/runtime";
 import type { ApiKeyPrincipal } from "../auth/api-keys.js";
 import type { SessionPrincipal } from "../auth/session-tokens.js";
@@ -25,6 +26,8 @@ export interface RequestContext<P, Q, B> {
   query: Q;
   body: B;
   clients: Clients;
+  /** The bus, for what is relayed to a session's pipeline worker (WHEP). */
+  bus: Bus;
   log: Logger;
   /** Absolute base URL of the public API as the caller reached it (for next/previous links). */
   baseUrl: string;
@@ -57,6 +60,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   params?: Parser<P, Record<string, string>>;
   query?: Parser<Q, URLSearchParams>;
   body?: Parser<B, unknown>;
+  /**
+   * The body is text of this media type rather than JSON (WHEP's `application/sdp`): it reaches the
+   * handler as a string; another Content-Type is 415, an empty body 400.
+   */
+  textBody?: string;
   /** No body (or JSON null) is allowed and reads as `{}`. */
   optionalBody?: boolean;
   /** Success status when the handler does not say (200 by default). */

@@ -1,4 +1,5 @@
 import { type Avatar, AvatarStatus, type Voice } from "@avatar/contracts/catalog";
+import { avatarPreviewPath } from "../api/avatar-images.js";
 import { isoTime, orNull } from "./time.js";
 
 const avatarStatus: Record<AvatarStatus, string> = {
@@ -9,7 +10,8 @@ const avatarStatus: Record<AvatarStatus, string> = {
   [AvatarStatus.DELETED]: "DELETED",
 };
 
-export function presentAvatar(a: Avatar) {
+/** An avatar as the API shows it; its preview is the operator's picture, else our own rendering. */
+export function presentAvatar(a: Avatar, baseUrl: string) {
   return {
     id: a.id,
     name: a.name,
@@ -20,7 +22,7 @@ export function presentAvatar(a: Avatar) {
     space_id: orNull(a.spaceId),
     type: a.type,
     status: avatarStatus[a.status],
-    preview_url: orNull(a.previewUrl),
+    preview_url: a.previewUrl || `${baseUrl}${avatarPreviewPath(a.id)}`,
     default_voice: a.defaultVoice ? { id: a.defaultVoice.id, name: a.defaultVoice.name } : null,
     default_voice_agent_id: orNull(a.defaultVoiceAgentId),
     is_1080p: a.is1080p,

@@ -41,6 +41,8 @@ export interface AvFrame {
   mouthOpen: number;
   /** Whether voice audio (not silence) plays during this frame. */
   speaking: boolean;
+  /** Set on the frame in which the last sample of a flushed utterance plays (LiveKit's playback finished). */
+  utteranceEnd?: boolean;
 }
 
 export type VideoQualityName = "very_high" | "high" | "medium" | "low";

@@ -57,6 +57,36 @@ export interface SpeechSynthesizer {
   readonly name: string;
   /** PCM chunks at SESSION_SAMPLE_RATE, as they arrive. Aborting the signal stops synthesis. */
   synthesize(request: SynthesisRequest, signal?: AbortSignal): AsyncIterable<Uint8Array>;
+  /** As `synthesize`, with what is said when in each chunk, where the synthesizer knows it. */
+  synthesizeTimed?(request: SynthesisRequest, signal?: AbortSignal): AsyncIterable<TimedSpeech>;
+}
+
+/** A phoneme of synthesized speech: its name (eSpeak's IPA) and when it sounds, ms from the chunk's start. */
+export interface SpokenPhoneme {
+  phoneme: string;
+  startMs: number;
+  durationMs: number;
+}
+
+/** A chunk of synthesized speech with its phoneme timing. */
+export interface TimedSpeech {
+  /** PCM s16le at SESSION_SAMPLE_RATE, as `synthesize` yields. */
+  pcm: Uint8Array;
+  /** In order, covering the chunk; an empty name is a pause. */
+  phonemes: SpokenPhoneme[];
+}
+
+/** A synthesizer's speech with its phoneme timing where it has one, else the audio alone. */
+export async function* speechOf(
+  synthesizer: SpeechSynthesizer,
+  request: SynthesisRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<{ pcm: Uint8Array; phonemes?: SpokenPhoneme[] }> {
+  if (synthesizer.synthesizeTimed) {
+    yield* synthesizer.synthesizeTimed(request, signal);
+    return;
+  }
+  for await (const pcm of synthesizer.synthesize(request, signal)) yield { pcm };
 }
 
 // ---------- speech recognition ----------

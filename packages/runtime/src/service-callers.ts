@@ -66,6 +66,9 @@ export const allowedCallers: CallerTable = {
     GetVoice: ["gateway", "tokens", "agents", "pipeline", operator],
     ImportAvatars: [operator],
     ImportVoices: [operator],
+    // The renderer's look (pipeline) and the picture of an avatar at rest (the gateway's preview URLs).
+    GetAvatarLook: ["pipeline"],
+    GetAvatarPoster: ["gateway"],
   },
   agents: {
     CreateContext: ["gateway"],

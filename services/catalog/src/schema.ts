@@ -6,6 +6,7 @@ export interface CatalogDatabase {
   llm_models: LlmModelTable;
   voices: VoiceTable;
   avatars: AvatarTable;
+  avatar_looks: AvatarLookTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -62,3 +63,15 @@ export interface AvatarTable {
 
 export type AvatarRow = Selectable<AvatarTable>;
 export type VoiceRow = Selectable<VoiceTable>;
+
+/** The fields of a LookSeed, snake_case (as in the catalog file). */
+export type LookSeedFields = Record<string, string>;
+
+export interface AvatarLookTable {
+  avatar_id: string;
+  seed: ColumnType<LookSeedFields | null, string | null, string | null>;
+  look: Uint8Array | null;
+  look_key: string;
+  error: string;
+  updated_at: Timestamp;
+}

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { type Kysely, sql } from "kysely";
+import { findLook, saveLook } from "./look-repository.js";
 import { replaceLanguages, replaceLlmModels, saveAvatar, saveVoice } from "./repository.js";
-import type { CatalogDatabase } from "./schema.js";
+import type { CatalogDatabase, LookSeedFields } from "./schema.js";
 
 /** The catalog file in the repository: reference data, public voices and avatars, the demo space's avatars. */
 export interface CatalogFile {
@@ -31,6 +32,8 @@ export interface SeedAvatar {
   default_voice_id: string | null;
   is_1080p: boolean;
   sandbox_enabled: boolean;
+  /** LookSeed fields, snake_case: the look generated for this avatar. */
+  look?: LookSeedFields;
 }
 
 export const defaultCatalogPath = new URL("../seed/catalog.json", import.meta.url);
@@ -53,11 +56,13 @@ export async function seedCatalog(db: Kysely<CatalogDatabase>, file: CatalogFile
     }
     for (const a of file.public_avatars) {
       await saveAvatar(trx, publicAvatar(a), false);
+      // Like the avatar itself: set when missing, never over an operator's look.
+      if (a.look && !(await findLook(trx, a.id))) await saveLook(trx, a.id, { kind: "seed", seed: a.look });
     }
   });
 }
 
-function publicAvatar(a: SeedAvatar) {
+function publicAvatar({ look: _look, ...a }: SeedAvatar) {
   return {
     ...a,
     space_id: null,

@@ -11,6 +11,8 @@ import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { type AvatarWriteDeps, avatarWriteRpcs } from "./avatar-writes.js";
+import { saveLook } from "./look-repository.js";
+import { lookInputOf, lookRpcs } from "./looks.js";
 import { avatarStatusFromProto, avatarToProto, voiceToProto } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { CatalogDatabase } from "./schema.js";
@@ -37,8 +39,15 @@ export function catalogService(
     return row;
   }
 
+  async function anyAvatar(avatarId: string) {
+    const row = isUuid(avatarId) ? await repo.findAvatar(db, avatarId.toLowerCase()) : undefined;
+    if (!row || row.status === "DELETED") throw notFound("Avatar not found", { field: "avatar_id" });
+    return row;
+  }
+
   return {
     ...avatarWriteRpcs(db, writes),
+    ...lookRpcs(db, visibleAvatar, anyAvatar),
 
     async listLanguages() {
       return { languages: await repo.listLanguages(db) };
@@ -115,6 +124,12 @@ export function catalogService(
       await db.transaction().execute(async (trx) => {
         for (const [i, a] of req.avatars.entries()) {
           const input = checkAvatar(a, i);
+          const look = lookInputOf(a.lookSource, `avatars[${i}]`);
+          if (look?.kind === "invalid") {
+            // An avatar whose look cannot be rendered is not ACTIVE (contract section 7).
+            if (input.status === "ACTIVE") input.status = "INIT";
+            input.error_message = look.error;
+          }
           if (input.default_voice_id) {
             const voice = await repo.findVoice(trx, input.default_voice_id);
             if (!voice || !(voice.is_public || voice.space_id === input.space_id)) {
@@ -124,6 +139,8 @@ export function catalogService(
             }
           }
           await repo.saveAvatar(trx, input, true);
+          // Without a look the avatar keeps the one it has (or gets one generated from its id).
+          if (look) await saveLook(trx, input.id, look);
           const row = await repo.findAvatar(trx, input.id);
           if (row) saved.push(avatarToProto(row));
         }

@@ -4,6 +4,8 @@ import { PipelineService } from "@avatar/contracts/pipeline";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
+import { avatarMediaFactory } from "./media/media-factory.js";
+import type { SessionMediaFactory } from "./media/session-media.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
 import type { SessionProvidersFactory } from "./providers/session-providers.js";
@@ -25,6 +27,8 @@ export interface PipelineOptions {
   providers?: SessionProvidersFactory;
   /** Replaces the mode handlers (tests). */
   modes?: Partial<Record<"LITE" | "FULL", ModeFactory>>;
+  /** Replaces the sessions' media (tests). */
+  media?: SessionMediaFactory;
 }
 
 export interface PipelineApp extends ServiceApp {
@@ -53,6 +57,9 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     clock,
     workerId,
     modeFor,
+    media:
+      options.media ??
+      avatarMediaFactory({ catalog: deps.clients.catalog, env: deps.env, mediaOn: settings.PIPELINE_MEDIA }),
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
   return {

@@ -20,6 +20,8 @@ export const pipelineSettings = {
   PIPELINE_RECONCILE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
   /** An assigned session that has not started after this long was not started here (its start failed). */
   PIPELINE_START_WAIT_MS: env.int({ default: 20_000, min: 50, max: 600_000 }),
+  /** The avatar's video and voice for WHEP viewers; off, sessions run with their events only. */
+  PIPELINE_MEDIA: env.bool({ default: true }),
 };
 
 export type PipelineSettings = ConfigOf<typeof pipelineSettings>;

@@ -10,6 +10,7 @@ import {
 import { createLogger, type Logger } from "@avatar/runtime";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ClientEvent, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
+import { RecordingOutput } from "./recording-output.js";
 
 /**
  * A recording SessionContext for mode tests: what the session runner gives a mode, minus sockets and
@@ -23,6 +24,8 @@ export class RecordingSession implements SessionContext {
   readonly session: Session;
   readonly config: SessionConfig;
   readonly log: Logger;
+  /** What the mode pushed to the avatar's media. */
+  readonly avatar = new RecordingOutput();
   readonly logLines: string[] = [];
   readonly events: RecordedEvent[] = [];
   readonly transcript: Omit<TranscriptEntry, "$typeName" | "$unknown">[] = [];

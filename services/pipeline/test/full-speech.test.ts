@@ -1,4 +1,4 @@
-import { LocalEspeakSynthesizer } from "@avatar/providers";
+import { LocalEspeakSynthesizer, speechOf } from "@avatar/providers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { VendorATtsServer } from "../../../packages/providers/test/servers/vendor-a-tts-server.js";
 import type { FullMode } from "../src/full/index.js";
@@ -25,7 +25,7 @@ function run(
 async function espeakDurationMs(text: string): Promise<number> {
   const espeak = new LocalEspeakSynthesizer();
   let bytes = 0;
-  for await (const pcm of espeak.synthesize({ text, voiceId: "", settings: {}, language: "en" }))
+  for await (const { pcm } of speechOf(espeak, { text, voiceId: "", settings: {}, language: "en" }))
     bytes += pcm.length;
   await espeak.close();
   return durationMs(bytes);
@@ -68,6 +68,12 @@ describe("avatar.repeat in a sandbox session (local synthesizer)", () => {
     expect(Number(entry?.absoluteTimestamp)).toBeGreaterThanOrEqual(started.at - 5);
     expect(Number(entry?.absoluteTimestamp)).toBeLessThanOrEqual(started.at + 5);
     expect(session.types(["error", "warning"])).toEqual([]);
+    // The avatar's media got all of that audio with what is said when (eSpeak's phonemes), then the end.
+    expect(durationMs(session.avatar.spokenBytes)).toBeCloseTo(expected, 0);
+    expect(session.avatar.kinds.at(-1)).toBe("end");
+    const marks = session.avatar.calls.flatMap((c) => (c.kind === "speak" ? (c.phonemes ?? []) : []));
+    expect(marks.length).toBeGreaterThan(10);
+    expect(marks.every((m) => m.startMs >= 0 && m.durationMs >= 0)).toBe(true);
   });
 
   it("speaks requests one after another, in order", async () => {
@@ -169,6 +175,10 @@ describe("interrupting the avatar (vendorA synthesis on a local server)", () => 
     mode.handle(clientEvent("avatar.interrupt"));
     const ended = await session.waitFor("avatar.speak_ended");
     expect(ended.at - interruptAt).toBeLessThan(500);
+    // The avatar's media went silent in the same moment as the turn (no end of utterance after it).
+    const silenced = session.avatar.calls.find((c) => c.kind === "interrupt");
+    expect(silenced?.at).toBeLessThanOrEqual(ended.at);
+    expect(session.avatar.kinds.at(-1)).toBe("interrupt");
     expect(ended).toMatchObject({ interrupted: true, sourceEventId: repeat.eventId });
     expect(session.ofType("avatar.transcription")).toEqual([
       expect.objectContaining({ text: "One two.", interrupted: true }),

@@ -14,6 +14,7 @@ import { liteMode } from "../src/lite/lite-mode.js";
 import type { SessionProviders } from "../src/providers/session-providers.js";
 import type { ModeHandler, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
 import { ManualClock } from "./manual-clock.js";
+import { RecordingOutput } from "./recording-output.js";
 
 /** A LITE mode on a hand-moved clock, with the events it sends written down. */
 function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversation?: FakeConversation) {
@@ -23,12 +24,14 @@ function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversa
   const ended: SessionEndReason[] = [];
   const transcript: { role: string; transcript: string }[] = [];
   const cfg: SessionConfig = create(SessionConfigSchema, { mode: SessionMode.LITE, ...config });
+  const avatar = new RecordingOutput(() => clock.now() - t0);
   const ctx: SessionContext = {
     sessionId: "s1",
     spaceId: "space",
     session: create(SessionSchema, { id: "s1" }),
     config: cfg,
     log: silentLogger,
+    avatar,
     send: (event, to) => sent.push({ ...event, at: clock.now() - t0, ...(to ? { to } : {}) }),
     sendError: (type, message, sourceEventId, to) =>
       ctx.send({ type: "error", sourceEventId: sourceEventId ?? null, error: { type, message } }, to),
@@ -53,7 +56,7 @@ function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversa
   const event = (type: string, payload: Record<string, unknown> = {}, eventId: string | null = null) =>
     mode.handle({ type, eventId, payload: { type, ...payload }, connectionId: "c1" });
   const types = () => sent.map((e) => `${e.at} ${e.type}${e.sourceEventId ? ` ${e.sourceEventId}` : ""}`);
-  return { clock, sent, ended, transcript, mode, event, types, next: () => `e${++n}` };
+  return { clock, sent, ended, transcript, avatar, mode, event, types, next: () => `e${++n}` };
 }
 
 /** `ms` of 24 kHz 16-bit audio, base64. */

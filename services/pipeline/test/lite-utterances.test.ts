@@ -2,6 +2,10 @@ import { describe, expect, it } from "vitest";
 import { AgentState } from "../src/lite/agent-state.js";
 import { type Source, UtteranceQueue } from "../src/lite/utterances.js";
 import { ManualClock } from "./manual-clock.js";
+import { RecordingOutput } from "./recording-output.js";
+
+/** `ms` of 24 kHz 16-bit PCM. */
+const pcm = (ms: number) => new Uint8Array(ms * 48);
 
 /** The queue with its events written down as "<ms since start> <event> <utterance>". */
 function rig() {
@@ -9,17 +13,46 @@ function rig() {
   const t0 = clock.now();
   const log: string[] = [];
   const at = () => clock.now() - t0;
-  const queue = new UtteranceQueue(clock, {
-    started: (u) => log.push(`${at()} started ${u.id}`),
-    ended: (u) => log.push(`${at()} ended ${u.id}`),
-    interrupted: (u) => log.push(`${at()} interrupted ${u.id}`),
-    talking: (on) => log.push(`${at()} talking ${on}`),
-  });
-  const chunk = (id: string, ms: number, source: Source = "client") => queue.append(source, ms, () => id);
-  return { clock, log, queue, chunk };
+  const output = new RecordingOutput(at);
+  const queue = new UtteranceQueue(
+    clock,
+    {
+      started: (u) => log.push(`${at()} started ${u.id}`),
+      ended: (u) => log.push(`${at()} ended ${u.id}`),
+      interrupted: (u) => log.push(`${at()} interrupted ${u.id}`),
+      talking: (on) => log.push(`${at()} talking ${on}`),
+    },
+    output,
+  );
+  const chunk = (id: string, ms: number, source: Source = "client") =>
+    queue.append(source, pcm(ms), () => id);
+  return { clock, log, queue, chunk, output };
 }
 
 describe("UtteranceQueue", () => {
+  it("gives the avatar's media each utterance's audio when it plays, in order", () => {
+    const { clock, queue, chunk, output } = rig();
+    chunk("u1", 400);
+    chunk("agent", 200, "agent"); // queued behind u1: not played yet
+    expect(output.kinds).toEqual(["speak:19200"]);
+    chunk("u1", 100);
+    queue.commit("client");
+    queue.commit("agent");
+    expect(output.kinds).toEqual(["speak:19200", "speak:4800", "end"]);
+    clock.advance(500); // u1 has played: the agent's utterance starts with what it had buffered
+    expect(output.kinds.slice(3)).toEqual(["speak:9600", "end"]);
+    expect(output.calls.at(-1)?.at).toBe(500);
+  });
+
+  it("silences the avatar's media on clear, and not when nothing plays", () => {
+    const { queue, chunk, output } = rig();
+    queue.clear();
+    expect(output.kinds).toEqual([]);
+    chunk("u1", 300);
+    queue.clear();
+    expect(output.kinds).toEqual(["speak:14400", "interrupt"]);
+  });
+
   it("starts an utterance with its first chunk and ends it once its audio has played after speak_end", () => {
     const { clock, log, queue, chunk } = rig();
     chunk("u1", 1000);
@@ -37,7 +70,7 @@ describe("UtteranceQueue", () => {
   it("names the utterance after its first chunk, whatever the later chunks say", () => {
     const { queue, chunk } = rig();
     const first = chunk("first", 100);
-    const second = queue.append("client", 100, () => "second");
+    const second = queue.append("client", pcm(100), () => "second");
     expect(second).toBe(first);
     expect(first.id).toBe("first");
   });

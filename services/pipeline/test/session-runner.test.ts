@@ -6,6 +6,10 @@ import {
   ConnectionKind,
   type ServerFrame,
   ServerFrameSchema,
+  type WhepRequest,
+  WhepRequestSchema,
+  WhepResponseSchema,
+  WhepStatus,
 } from "@avatar/contracts/pipeline";
 import {
   ConnectionState,
@@ -19,6 +23,7 @@ import { realtimeSubjects, silentLogger } from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
+import type { SessionMedia } from "../src/media/session-media.js";
 import type { ClientEvent, ModeHandler } from "../src/realtime/mode.js";
 import { type RunnerSettings, SessionRunner } from "../src/realtime/session-runner.js";
 import { ManualClock } from "./manual-clock.js";
@@ -88,6 +93,18 @@ function rig(sessionFields: MessageInitShape<typeof SessionSchema> = {}) {
   };
   const finished: string[] = [];
   const out: ServerFrame[] = [];
+  const whepCalls: WhepRequest[] = [];
+  let mediaStops = 0;
+  const media: SessionMedia = {
+    output: { speak() {}, endUtterance() {}, interrupt() {} },
+    whep: async (req) => {
+      whepCalls.push(req);
+      return create(WhepResponseSchema, { status: WhepStatus.OK, answerSdp: "v=0 answer", viewerId: "v1" });
+    },
+    stop: async () => {
+      mediaStops++;
+    },
+  };
   bus.subscribe(realtimeSubjects.serverFrames(session.id), (msg) => {
     out.push(fromBinary(ServerFrameSchema, msg.data));
   });
@@ -100,6 +117,7 @@ function rig(sessionFields: MessageInitShape<typeof SessionSchema> = {}) {
       clock,
       workerId: "me",
       modeFor: () => () => mode,
+      media: async () => media,
       onFinished: (id) => finished.push(id),
     },
     session,
@@ -129,6 +147,17 @@ function rig(sessionFields: MessageInitShape<typeof SessionSchema> = {}) {
     out,
     events,
     stoppedCount: () => stopped,
+    whepCalls,
+    mediaStops: () => mediaStops,
+    whep: async (fields: MessageInitShape<typeof WhepRequestSchema>) =>
+      fromBinary(
+        WhepResponseSchema,
+        await bus.request(
+          realtimeSubjects.whep(session.id),
+          toBinary(WhepRequestSchema, create(WhepRequestSchema, { sessionId: session.id, ...fields })),
+          { timeoutMs: 1_000 },
+        ),
+      ),
     opened: (id: string) => frame(id, { connection: ConnectionKind.OPENED }),
     closed: (id: string) => frame(id, { connection: ConnectionKind.CLOSED }),
     heartbeat: (id: string) => frame(id, { connection: ConnectionKind.HEARTBEAT }),
@@ -137,6 +166,24 @@ function rig(sessionFields: MessageInitShape<typeof SessionSchema> = {}) {
 }
 
 describe("SessionRunner", () => {
+  it("answers a WHEP call of a session that has not started with UNAVAILABLE", async () => {
+    const r = rig({ state: SessionState.CREATED });
+    const early = await r.whep({ action: { case: "offerSdp", value: "v=0 offer" } });
+    expect(early).toMatchObject({ status: WhepStatus.UNAVAILABLE, message: "the session is starting" });
+    expect(r.whepCalls).toEqual([]);
+  });
+
+  it("relays WHEP calls to the session's media while it runs (a viewer may come before any socket)", async () => {
+    const r = rig();
+    const answer = await r.whep({ action: { case: "offerSdp", value: "v=0 offer" } });
+    expect(answer).toMatchObject({ status: WhepStatus.OK, answerSdp: "v=0 answer", viewerId: "v1" });
+    expect(r.whepCalls.map((c) => c.action)).toEqual([{ case: "offerSdp", value: "v=0 offer" }]);
+    await r.runner.end(SessionEndReason.USER_CLOSED);
+    expect(r.mediaStops()).toBe(1);
+    // The subject is no longer served once the session is over here.
+    await expect(r.whep({ action: { case: "deleteViewerId", value: "v1" } })).rejects.toThrow();
+  });
+
   it("keeps frames until the start is confirmed, then says connected to the new socket", async () => {
     const r = rig();
     r.opened("c1");

@@ -18,6 +18,7 @@ import { publishEvent, realtimeSubjects, silentLogger, topics } from "@avatar/ru
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
+import { noMedia } from "../src/media/no-media.js";
 import type { ModeHandler } from "../src/realtime/mode.js";
 import { pipelineService } from "../src/service.js";
 import type { PipelineSettings } from "../src/settings.js";
@@ -37,6 +38,7 @@ const settings: PipelineSettings = {
   PIPELINE_ACTIVITY_REPORT_MS: 10_000,
   PIPELINE_RECONCILE_MS: 30_000,
   PIPELINE_START_WAIT_MS: 20_000,
+  PIPELINE_MEDIA: false,
 };
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -73,6 +75,7 @@ function rig() {
     clock,
     workerId: "w1",
     modeFor: () => () => mode,
+    media: noMedia,
   });
   const registry = new WorkerRegistry(bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
   registry.start();

@@ -1,7 +1,9 @@
+import { EmbedOrientation } from "@avatar/contracts/agents";
 import {
   AvatarPersonaSchema,
   SessionMode,
   SessionRequestSchema,
+  VideoOrientation,
   VoiceAgentRefSchema,
 } from "@avatar/contracts/common";
 import { type MintEmbedSessionTokenRequest, MintSessionTokenRequestSchema } from "@avatar/contracts/tokens";
@@ -22,6 +24,12 @@ export async function mintEmbedSessionToken(deps: MintDeps, req: MintEmbedSessio
     mode: SessionMode.FULL,
     avatarId: embed.avatarId,
     isSandbox: embed.isSandbox,
+    videoSettings: {
+      orientation:
+        embed.orientation === EmbedOrientation.VERTICAL
+          ? VideoOrientation.VERTICAL
+          : VideoOrientation.HORIZONTAL,
+    },
     ...(embed.maxSessionDuration > 0 ? { maxSessionDuration: embed.maxSessionDuration } : {}),
     ...(embed.voiceAgentId
       ? { voiceAgent: create(VoiceAgentRefSchema, { id: embed.voiceAgentId, language }) }

@@ -6,6 +6,7 @@ import {
   type SessionRequest,
   SessionSource,
   VideoEncoding,
+  VideoOrientation,
   VideoQuality,
 } from "@avatar/contracts/common";
 import { asVariables, type Variables, variablesProto } from "./dynamic-variables.js";
@@ -31,6 +32,7 @@ function basics(request: SessionRequest, avatar: Avatar): SessionConfigInit {
     videoSettings: {
       quality: request.videoSettings?.quality || VideoQuality.HIGH,
       encoding: request.videoSettings?.encoding || VideoEncoding.H264,
+      orientation: request.videoSettings?.orientation || VideoOrientation.HORIZONTAL,
     },
     interactivityType: request.interactivityType || InteractivityType.CONVERSATIONAL,
     source: SessionSource.API,

@@ -1,25 +1,10 @@
-import {
-  AgentType,
-  InteractivityType,
-  SessionMode,
-  VideoEncoding,
-  VideoQuality,
-} from "@avatar/contracts/common";
+import { AgentType, InteractivityType, SessionMode } from "@avatar/contracts/common";
+
+export { codecName as encodingName, qualityName } from "@avatar/media/video-settings";
 
 /** Proto enum values as the public API spells them (token claims, messages). */
 
 export const modeName = (m: SessionMode): "FULL" | "LITE" => (m === SessionMode.LITE ? "LITE" : "FULL");
-
-export const qualityName = (q: VideoQuality): string =>
-  ({
-    [VideoQuality.VERY_HIGH]: "very_high",
-    [VideoQuality.HIGH]: "high",
-    [VideoQuality.MEDIUM]: "medium",
-    [VideoQuality.LOW]: "low",
-    [VideoQuality.UNSPECIFIED]: "high",
-  })[q];
-
-export const encodingName = (e: VideoEncoding): string => (e === VideoEncoding.VP8 ? "VP8" : "H264");
 
 export const interactivityName = (i: InteractivityType): string =>
   i === InteractivityType.PUSH_TO_TALK ? "PUSH_TO_TALK" : "CONVERSATIONAL";

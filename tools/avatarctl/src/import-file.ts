@@ -151,6 +151,8 @@ export function toAvatars(
       );
     }
     const defaultVoiceId = read.uuid("default_voice_id");
+    // A look seed as in the catalog file ({"seed": ..., "skin_tone": ...}); the catalog checks its names.
+    const look = read.stringMap("look");
     const avatar: AvatarInit = {
       id: read.uuid("id") ?? "",
       name: read.name(),
@@ -161,11 +163,24 @@ export function toAvatars(
       defaultVoiceAgentId: read.uuid("default_voice_agent_id") ?? "",
       is1080p: read.boolean("is_1080p") ?? false,
       sandboxEnabled: read.boolean("sandbox_enabled") ?? false,
+      ...(look ? { lookSource: { source: { case: "seed", value: lookSeedOf(look) } } } : {}),
       ...placement(visibility),
     };
     read.rejectUnknownFields();
     return avatar;
   });
+}
+
+function lookSeedOf(fields: Record<string, string>) {
+  return {
+    seed: fields.seed ?? "",
+    presentation: fields.presentation ?? "",
+    skinTone: fields.skin_tone ?? "",
+    hairStyle: fields.hair_style ?? "",
+    hairColor: fields.hair_color ?? "",
+    outfit: fields.outfit ?? "",
+    background: fields.background ?? "",
+  };
 }
 
 export function toVoices(

@@ -14,9 +14,17 @@ export interface EspeakJob {
   wordsPerMinute: number;
 }
 
+/** A timed run: 16-bit mono samples and each phoneme's start (ms from the start of the audio). */
+export interface TimedRun {
+  pcm: Int16Array;
+  sampleRate: number;
+  events: { phoneme: string; atMs: number }[];
+}
+
 interface Pending {
   job: EspeakJob;
-  resolve(wav: Uint8Array): void;
+  timed: boolean;
+  resolve(result: Uint8Array | TimedRun): void;
   reject(err: unknown): void;
 }
 
@@ -38,9 +46,18 @@ export class EspeakRunner {
 
   /** The WAV file eSpeak-NG writes for the job's text. */
   run(job: EspeakJob): Promise<Uint8Array> {
+    return this.enqueue(job, false) as Promise<Uint8Array>;
+  }
+
+  /** The job's audio with its phoneme events (eSpeak's library API, in the same worker). */
+  runTimed(job: EspeakJob): Promise<TimedRun> {
+    return this.enqueue(job, true) as Promise<TimedRun>;
+  }
+
+  private enqueue(job: EspeakJob, timed: boolean): Promise<Uint8Array | TimedRun> {
     if (this.closed) return Promise.reject(new ProviderError(PROVIDER, "synthesizer closed", "unavailable"));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ job, resolve, reject });
+      this.waiting.push({ job, timed, resolve, reject });
       this.dispatch();
     });
   }
@@ -70,6 +87,7 @@ export class EspeakRunner {
         id: this.nextId++,
         options: ["-v", voice, "-s", String(Math.round(wordsPerMinute))],
         text: sanitize(text),
+        ...(pending.timed ? { timed: { voice, wordsPerMinute } } : {}),
       });
     }
   }
@@ -77,12 +95,13 @@ export class EspeakRunner {
   private spawn(): Slot {
     const slot: Slot = { worker: new Worker(WORKER_URL), current: undefined };
     slot.worker.unref();
-    slot.worker.on("message", (message: { wav?: Uint8Array; error?: string }) => {
+    slot.worker.on("message", (message: { wav?: Uint8Array; timed?: TimedRun; error?: string }) => {
       const pending = slot.current;
-      if (!pending || (message.wav === undefined && message.error === undefined)) return;
+      const result = message.wav ?? message.timed;
+      if (!pending || (result === undefined && message.error === undefined)) return;
       slot.current = undefined;
       slot.worker.unref();
-      if (message.wav) pending.resolve(message.wav);
+      if (result) pending.resolve(result);
       else pending.reject(new ProviderError(PROVIDER, `espeak-ng failed: ${message.error}`, "unavailable"));
       this.dispatch();
     });

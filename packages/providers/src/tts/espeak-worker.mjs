@@ -85,9 +85,48 @@ async function run(options, text) {
   }
 }
 
+// Timed runs use Echogarden's build of the same engine, whose library API reports phoneme events with
+// their audio positions (the program above only writes a WAV). One instance is reused across runs.
+let timedInstance;
+async function runTimed({ voice, wordsPerMinute }, text) {
+  if (!timedInstance) {
+    const { default: EchogardenEspeak } = await import("@echogarden/espeak-ng-emscripten");
+    const module = await EchogardenEspeak();
+    timedInstance = new module.eSpeakNGWorker();
+  }
+  const worker = timedInstance;
+  if (worker.set_voice(voice) !== 0) throw new Error(`unknown voice ${voice}`);
+  worker.set_rate(Math.round(wordsPerMinute));
+  const chunks = [];
+  const events = [];
+  worker.synthesize(text, (samples, list) => {
+    if (samples?.length) chunks.push(samples);
+    for (const e of list)
+      if (e.type === "phoneme") events.push({ phoneme: e.id ?? "", atMs: e.audio_position });
+    return false;
+  });
+  const length = chunks.reduce((n, c) => n + c.length, 0);
+  const pcm = new Int16Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    pcm.set(c, at);
+    at += c.length;
+  }
+  return { pcm, sampleRate: worker.get_samplerate(), events };
+}
+
 // One job at a time, in order.
 let queue = Promise.resolve();
-parentPort.on("message", ({ id, options, text }) => {
+parentPort.on("message", ({ id, options, text, timed }) => {
+  if (timed) {
+    queue = queue.then(() =>
+      runTimed(timed, text).then(
+        (result) => parentPort.postMessage({ id, timed: result }, [result.pcm.buffer]),
+        (err) => parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) }),
+      ),
+    );
+    return;
+  }
   queue = queue.then(() =>
     run(options, text).then(
       (wav) => parentPort.postMessage({ id, wav }, [wav.buffer]),

@@ -1,7 +1,13 @@
 import { bytesFromSamples } from "../audio/pcm.js";
 import { resamplePcm } from "../audio/stream-resampler.js";
 import { parseWav } from "../audio/wav.js";
-import { SESSION_SAMPLE_RATE, type SpeechSynthesizer, type SynthesisRequest } from "../types.js";
+import {
+  SESSION_SAMPLE_RATE,
+  type SpeechSynthesizer,
+  type SpokenPhoneme,
+  type SynthesisRequest,
+  type TimedSpeech,
+} from "../types.js";
 import { EspeakRunner } from "./espeak-runner.js";
 import { espeakVoiceFor } from "./espeak-voices.js";
 import { splitSentences } from "./sentences.js";
@@ -59,6 +65,31 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
     }
   }
 
+  /**
+   * Like `synthesize`, sentence by sentence, with each chunk's phonemes and their timing (eSpeak NG's
+   * phoneme events): what a renderer needs to shape the mouth to the text. The audio comes from the same
+   * run as the timing (eSpeak's library API, Echogarden's WebAssembly build of the engine).
+   */
+  async *synthesizeTimed(request: SynthesisRequest, signal?: AbortSignal): AsyncGenerator<TimedSpeech> {
+    const sentences = splitSentences(request.text, this.maxSentenceChars);
+    const voice = espeakVoiceFor(request.language);
+    const wordsPerMinute = wordsPerMinuteFor(numberSetting(request.settings, "speed", 1));
+    const render = (text: string) => {
+      const speech = this.renderTimed(text, voice, wordsPerMinute);
+      speech.catch(() => {});
+      return speech;
+    };
+    let next = sentences.length > 0 && !signal?.aborted ? render(sentences[0] as string) : undefined;
+    for (let i = 0; next; i++) {
+      const current = next;
+      next = i + 1 < sentences.length ? render(sentences[i + 1] as string) : undefined;
+      const speech = await untilAborted(current, signal);
+      if (speech === undefined) return;
+      yield speech;
+      if (signal?.aborted) return;
+    }
+  }
+
   /** Starts the worker threads ahead of the first request. */
   warmUp(): void {
     this.runner.warmUp();
@@ -68,10 +99,27 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
     return this.runner.close();
   }
 
+  private async renderTimed(text: string, voice: string, wordsPerMinute: number): Promise<TimedSpeech> {
+    const run = await this.runner.runTimed({ text, voice, wordsPerMinute });
+    const totalMs = (run.pcm.length / run.sampleRate) * 1000;
+    return {
+      pcm: resamplePcm(bytesFromSamples(run.pcm), run.sampleRate, SESSION_SAMPLE_RATE),
+      phonemes: phonemeMarks(run.events, totalMs),
+    };
+  }
+
   private async render(text: string, voice: string, wordsPerMinute: number): Promise<Uint8Array> {
     const wav = parseWav(await this.runner.run({ text, voice, wordsPerMinute }));
     return resamplePcm(bytesFromSamples(wav.samples), wav.sampleRate, SESSION_SAMPLE_RATE);
   }
+}
+
+/** Phoneme events (starts) to marks with durations: each lasts until the next, the last until the end. */
+export function phonemeMarks(events: { phoneme: string; atMs: number }[], totalMs: number): SpokenPhoneme[] {
+  return events.map((e, i) => {
+    const end = Math.min(totalMs, Math.max(e.atMs, events[i + 1]?.atMs ?? totalMs));
+    return { phoneme: e.phoneme, startMs: e.atMs, durationMs: Math.max(0, end - e.atMs) };
+  });
 }
 
 /** eSpeak's rate for a speed multiplier, within the range it speaks intelligibly. */

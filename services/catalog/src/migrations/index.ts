@@ -1,7 +1,9 @@
 import type { Migrations } from "@avatar/runtime";
 import * as catalogTables from "./20261122_0001_catalog_tables.js";
+import * as avatarLooks from "./20261123_0002_avatar_looks.js";
 
 /** Dated migrations, applied in name order. */
 export const migrations: Migrations = {
   "20261122_0001_catalog_tables": catalogTables,
+  "20261123_0002_avatar_looks": avatarLooks,
 };

@@ -1,4 +1,4 @@
-import { AsyncQueue } from "@avatar/providers";
+import { AsyncQueue, speechOf } from "@avatar/providers";
 import type { SessionProviders } from "../providers/session-providers.js";
 import type { ServerEventInput, SessionContext } from "../realtime/mode.js";
 import { type Conversation, NoLanguageModel } from "./conversation.js";
@@ -39,6 +39,7 @@ interface Sentence {
  */
 export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSignal): Promise<void> {
   const { ctx } = d;
+  const playout = new Playout(d.clock);
   const emit = (type: string, fields: Omit<ServerEventInput, "type"> = {}) => {
     if (d.mayEmit()) ctx.send({ type, sourceEventId: request.sourceEventId, ...fields });
   };
@@ -51,8 +52,12 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   const controller = new AbortController();
   const stopText = () => controller.abort(signal.reason);
   signal.addEventListener("abort", stopText, { once: true });
+  // An interrupt, whenever it comes, silences the avatar's media in the same tick as its playout stops.
+  const silence = () => {
+    if (playout.started) ctx.avatar.interrupt();
+  };
+  signal.addEventListener("abort", silence, { once: true });
 
-  const playout = new Playout(d.clock);
   const sentences: Sentence[] = [];
   let start: TurnStart | undefined;
   let wroteText = false;
@@ -78,7 +83,8 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   try {
     const voice = await d.providers.synthesizer();
     for await (const text of queue) {
-      const chunks = voice.synthesizer.synthesize(
+      const chunks = speechOf(
+        voice.synthesizer,
         {
           text,
           voiceId: voice.voiceId,
@@ -87,13 +93,14 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
         },
         signal,
       );
-      for await (const pcm of chunks) {
+      for await (const { pcm, phonemes } of chunks) {
         if (!start) {
           start = turnStart(ctx);
           emit("avatar.speak_started");
           d.onTalking(true);
         }
         playout.push(pcm.length);
+        ctx.avatar.speak(pcm, phonemes);
       }
       signal.throwIfAborted();
       const endsAt = playout.endsAt;
@@ -105,9 +112,11 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   }
   await writing;
   signal.removeEventListener("abort", stopText);
+  if (playout.started && !signal.aborted) ctx.avatar.endUtterance();
 
   // Audio already queued plays out even when the rest of the turn failed.
   await playout.drained(signal).catch(() => {});
+  signal.removeEventListener("abort", silence);
   const interrupted = signal.aborted;
   const now = d.clock.now();
   const spoken = sentences

@@ -4,7 +4,7 @@ import { LITE_CLIENT_EVENTS } from "../realtime/event-types.js";
 import type { ClientEvent, ModeFactory, ModeHandler, SessionContext } from "../realtime/mode.js";
 import { AgentState } from "./agent-state.js";
 import { ConversationLink } from "./conversation-link.js";
-import { checkAudio, durationMs, pcmOf } from "./pcm.js";
+import { checkAudio, pcmOf } from "./pcm.js";
 import { UtteranceQueue } from "./utterances.js";
 
 /** Agent audio that pauses this long ends the agent's utterance when its provider marks no turn end. */
@@ -48,12 +48,16 @@ class LiteMode implements ModeHandler {
     this.state = new AgentState((state, previous) =>
       ctx.send({ type: "agent.state_updated", state, previous_state: previous }),
     );
-    this.utterances = new UtteranceQueue(clock, {
-      started: (u) => ctx.send({ type: "agent.speak_started", sourceEventId: u.id }),
-      ended: (u) => ctx.send({ type: "agent.speak_ended", sourceEventId: u.id }),
-      interrupted: (u) => ctx.send({ type: "agent.speak_interrupted", sourceEventId: u.id }),
-      talking: (on) => this.state.setTalking(on),
-    });
+    this.utterances = new UtteranceQueue(
+      clock,
+      {
+        started: (u) => ctx.send({ type: "agent.speak_started", sourceEventId: u.id }),
+        ended: (u) => ctx.send({ type: "agent.speak_ended", sourceEventId: u.id }),
+        interrupted: (u) => ctx.send({ type: "agent.speak_interrupted", sourceEventId: u.id }),
+        talking: (on) => this.state.setTalking(on),
+      },
+      ctx.avatar,
+    );
     this.agentGap = new Timer(clock);
     this.link = hasConversation
       ? new ConversationLink(
@@ -113,7 +117,7 @@ class LiteMode implements ModeHandler {
       return;
     }
     this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
-    this.utterances.append("client", audio.ms, () => event.eventId ?? crypto.randomUUID());
+    this.utterances.append("client", pcmOf(audio), () => event.eventId ?? crypto.randomUUID());
   }
 
   private speakEnd(event: ClientEvent): void {
@@ -126,7 +130,7 @@ class LiteMode implements ModeHandler {
         return;
       }
       this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
-      this.utterances.append("client", audio.ms, () => event.eventId ?? crypto.randomUUID());
+      this.utterances.append("client", pcmOf(audio), () => event.eventId ?? crypto.randomUUID());
     }
     this.ctx.send({ type: "agent.audio_buffer_committed", sourceEventId: event.eventId });
     this.utterances.commit("client");
@@ -140,7 +144,7 @@ class LiteMode implements ModeHandler {
   }
 
   private agentAudio(pcm: Uint8Array): void {
-    this.utterances.append("agent", durationMs(pcm.length), () => crypto.randomUUID());
+    this.utterances.append("agent", pcm, () => crypto.randomUUID());
     this.agentGap.arm(AGENT_TURN_GAP_MS, () => this.agentTurnDone());
   }
 

@@ -1,4 +1,6 @@
+import type { AvatarOutput } from "../media/avatar-output.js";
 import { type Clock, Timer } from "../realtime/clock.js";
+import { durationMs } from "./pcm.js";
 import { PlayoutClock } from "./playout-clock.js";
 
 /** Who produces an utterance's audio: the client (`agent.speak`) or the session's agent/realtime model. */
@@ -12,6 +14,8 @@ export interface Utterance {
   readonly firstAudioAt: number;
   /** Audio buffered before it started playing, ms. */
   queuedMs: number;
+  /** Audio that arrived before it started playing; handed to the avatar's media when it starts. */
+  waiting: Uint8Array[];
   /** Its last audio arrived (speak_end): it ends once that has played. */
   committed: boolean;
   /** When it was committed (epoch ms). */
@@ -32,7 +36,8 @@ export interface UtteranceListener {
  * one when it has none) until that source commits it. Only the head of the queue plays: it starts as
  * soon as it has audio and the one before it has ended, plays out in real time on a PlayoutClock, and
  * ends when it is committed and everything buffered has played. The next one starts where it ended
- * (gapless) or when its audio arrives, whichever is later.
+ * (gapless) or when its audio arrives, whichever is later. The avatar's media gets each utterance's
+ * audio as it plays: what was buffered when it starts, then each chunk as it arrives.
  */
 export class UtteranceQueue {
   private readonly queue: Utterance[] = [];
@@ -45,6 +50,7 @@ export class UtteranceQueue {
   constructor(
     private readonly clock: Clock,
     private readonly listener: UtteranceListener,
+    private readonly output: AvatarOutput,
   ) {
     this.playout = new PlayoutClock(() => clock.now());
     this.endTimer = new Timer(clock);
@@ -59,8 +65,9 @@ export class UtteranceQueue {
     return this.open.get(source);
   }
 
-  /** A chunk of `ms` from `source`; `newId` names the utterance when the chunk opens one. */
-  append(source: Source, ms: number, newId: () => string): Utterance {
+  /** A chunk of PCM from `source`; `newId` names the utterance when the chunk opens one. */
+  append(source: Source, pcm: Uint8Array, newId: () => string): Utterance {
+    const ms = durationMs(pcm.length);
     let u = this.open.get(source);
     if (!u) {
       u = {
@@ -68,6 +75,7 @@ export class UtteranceQueue {
         source,
         firstAudioAt: this.clock.now(),
         queuedMs: 0,
+        waiting: [],
         committed: false,
         committedAt: 0,
         started: false,
@@ -75,8 +83,13 @@ export class UtteranceQueue {
       this.open.set(source, u);
       this.queue.push(u);
     }
-    if (u.started) this.playout.append(ms);
-    else u.queuedMs += ms;
+    if (u.started) {
+      this.playout.append(ms);
+      this.output.speak(pcm);
+    } else {
+      u.queuedMs += ms;
+      u.waiting.push(pcm);
+    }
     this.step();
     return u;
   }
@@ -88,6 +101,7 @@ export class UtteranceQueue {
     this.open.delete(source);
     u.committed = true;
     u.committedAt = this.clock.now();
+    if (u.started) this.output.endUtterance();
     this.step();
     return u;
   }
@@ -95,6 +109,7 @@ export class UtteranceQueue {
   /** Drops all buffered audio: the playing utterance is interrupted, queued ones are discarded. */
   clear(): Utterance[] {
     const stopped = this.queue.filter((u) => u.started);
+    if (stopped.length > 0) this.output.interrupt();
     this.queue.length = 0;
     this.open.clear();
     this.endTimer.clear();
@@ -116,6 +131,8 @@ export class UtteranceQueue {
     if (head && !head.started) {
       head.started = true;
       this.playout.begin(Math.max(this.lastEnd, head.firstAudioAt), head.queuedMs);
+      for (const pcm of head.waiting.splice(0)) this.output.speak(pcm);
+      if (head.committed) this.output.endUtterance();
       this.listener.started(head);
     }
     if (head?.committed) {

@@ -1,6 +1,7 @@
 import type { SessionConfig } from "@avatar/contracts/common";
 import type { Session, SessionEndReason, TranscriptEntry } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
+import type { AvatarOutput } from "../media/avatar-output.js";
 
 /**
  * The seam between a session's runner (connections, bus, lifecycle: realtime/session-runner.ts) and what
@@ -32,6 +33,8 @@ export interface SessionContext {
   readonly session: Session;
   readonly config: SessionConfig;
   readonly log: Logger;
+  /** The avatar's voice, as its media stream plays it (the renderer animates the avatar from it). */
+  readonly avatar: AvatarOutput;
   /** Sends an event to every connection of the session (or one, when connectionId is given). */
   send(event: ServerEventInput, connectionId?: string): void;
   /** `error {error: {type, message}}` to the client; the session goes on. */

@@ -1,6 +1,7 @@
 import type { SessionConfig } from "@avatar/contracts/common";
 import type { Session, SessionEndReason } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
+import type { AvatarOutput } from "../media/avatar-output.js";
 import type { Clock } from "./clock.js";
 import { type ServerFrames, serverEventJson } from "./frames.js";
 import type { ServerEventInput, SessionContext } from "./mode.js";
@@ -10,6 +11,7 @@ export interface ContextParts {
   session: () => Session;
   config: SessionConfig;
   log: Logger;
+  avatar: AvatarOutput;
   clock: Clock;
   out: ServerFrames;
   transcript: TranscriptWriter;
@@ -33,6 +35,7 @@ export function sessionContext(p: ContextParts): SessionContext {
     },
     config: p.config,
     log: p.log,
+    avatar: p.avatar,
     send,
     sendError: (type, message, sourceEventId, connectionId) =>
       send({ type: "error", sourceEventId: sourceEventId ?? null, error: { type, message } }, connectionId),

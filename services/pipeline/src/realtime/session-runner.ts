@@ -1,6 +1,13 @@
 import type { Bus, Subscription } from "@avatar/bus";
 import { type SessionConfig, SessionMode } from "@avatar/contracts/common";
-import { type ClientFrame, ConnectionKind } from "@avatar/contracts/pipeline";
+import {
+  type ClientFrame,
+  ConnectionKind,
+  WhepRequestSchema,
+  type WhepResponse,
+  WhepResponseSchema,
+  WhepStatus,
+} from "@avatar/contracts/pipeline";
 import {
   ConnectionState,
   type Session,
@@ -9,8 +16,11 @@ import {
   type SessionsService,
 } from "@avatar/contracts/sessions";
 import { endReasonFromProto, type Logger, realtimeSubjects } from "@avatar/runtime";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
+import { withoutMedia } from "../media/no-media.js";
+import type { SessionMedia, SessionMediaFactory } from "../media/session-media.js";
 import type { PipelineSettings } from "../settings.js";
 import { ActivityReporter } from "./activity.js";
 import { type Clock, Timer } from "./clock.js";
@@ -40,6 +50,8 @@ export interface RunnerDeps {
   workerId: string;
   /** The mode handler of a session of this configuration. */
   modeFor(config: SessionConfig): ModeFactory;
+  /** The session's media (the rendered avatar and its viewers). */
+  media: SessionMediaFactory;
   /** The runner is done (ended, or the session turned out not to be this worker's). */
   onFinished(sessionId: string): void;
 }
@@ -66,6 +78,8 @@ export class SessionRunner {
   private session: Session;
   private readonly log: Logger;
   private readonly subscription: Subscription;
+  private readonly whepSubscription: Subscription;
+  private media: SessionMedia | undefined;
   private readonly out: ServerFrames;
   private readonly connections = new Connections();
   private readonly activity: ActivityReporter;
@@ -115,6 +129,7 @@ export class SessionRunner {
       this.receive(readClientFrame(msg.data));
       return ACK;
     });
+    this.whepSubscription = deps.bus.serve(realtimeSubjects.whep(session.id), (msg) => this.whep(msg.data));
     this.confirmTimer.arm(CONFIRM_RETRY_MS, () => void this.confirm());
   }
 
@@ -181,10 +196,17 @@ export class SessionRunner {
     if (session.startedAt) this.startedAt = timestampMs(session.startedAt);
     this.armConnectGrace();
     this.sweep();
+    const media = await this.startMedia(session);
+    this.media = media;
+    if (this.phase !== "running") {
+      await media.stop().catch(() => {});
+      return;
+    }
     this.context = sessionContext({
       session: () => this.session,
       config: this.config,
       log: this.log,
+      avatar: media.output,
       clock: this.deps.clock,
       out: this.out,
       transcript: this.transcript,
@@ -208,6 +230,39 @@ export class SessionRunner {
     for (const frame of backlog) this.process(frame);
   }
 
+  /** The session's media; a session whose media cannot start still runs (its viewers hear why). */
+  private async startMedia(session: Session): Promise<SessionMedia> {
+    try {
+      return await this.deps.media({ session, config: this.config, log: this.log, clock: this.deps.clock });
+    } catch (err) {
+      this.log.error("the session's media could not start", { err });
+      return withoutMedia("the avatar's media could not start for this session");
+    }
+  }
+
+  /** A WHEP call relayed by a gateway: answered by the media while the session runs here. */
+  private async whep(data: Uint8Array): Promise<Uint8Array> {
+    const answer = (res: WhepResponse) => toBinary(WhepResponseSchema, res);
+    // A viewer may come before any socket: its call confirms the start as a socket's first frame would.
+    if (this.phase === "pending") await this.confirm();
+    const media = this.media;
+    if (this.phase !== "running" || !media) {
+      const message = this.phase === "finished" ? "the session is over" : "the session is starting";
+      return answer(create(WhepResponseSchema, { status: WhepStatus.UNAVAILABLE, message }));
+    }
+    try {
+      return answer(await media.whep(fromBinary(WhepRequestSchema, data)));
+    } catch (err) {
+      this.log.warn("a WHEP call failed", { err });
+      return answer(
+        create(WhepResponseSchema, {
+          status: WhepStatus.UNAVAILABLE,
+          message: "the viewer could not be served",
+        }),
+      );
+    }
+  }
+
   /** Not this worker's session after all: let go without a word to the clients. */
   private drop(why: string): void {
     if (this.phase === "finished") return;
@@ -215,7 +270,9 @@ export class SessionRunner {
     this.phase = "finished";
     this.stopTimers();
     void this.mode?.stop().catch(() => {});
+    void this.media?.stop().catch(() => {});
     void this.subscription.unsubscribe();
+    void this.whepSubscription.unsubscribe();
     this.deps.onFinished(this.sessionId);
   }
 
@@ -372,10 +429,12 @@ export class SessionRunner {
     this.phase = "finished";
     this.stopTimers();
     await this.mode?.stop().catch((err: unknown) => this.log.warn("mode stop failed", { err }));
+    await this.media?.stop().catch((err: unknown) => this.log.warn("media stop failed", { err }));
     const endReason = endReasonFromProto(reason) ?? "UNKNOWN";
     this.out.send(serverEventJson(this.sessionId, { type: "session.stopped", end_reason: endReason }));
     this.out.close(1000, "session ended");
     void this.subscription.unsubscribe();
+    void this.whepSubscription.unsubscribe();
     if (wasRunning) this.log.info("session finished", { endReason });
     void this.transcript.idle();
     this.deps.onFinished(this.sessionId);

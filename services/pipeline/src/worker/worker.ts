@@ -15,6 +15,7 @@ import { isUuid, type Logger, realtimeSubjects, topics } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
+import type { SessionMediaFactory } from "../media/session-media.js";
 import { type Clock, Timer } from "../realtime/clock.js";
 import type { ModeFactory } from "../realtime/mode.js";
 import { SessionRunner } from "../realtime/session-runner.js";
@@ -28,6 +29,7 @@ export interface WorkerDeps {
   clock: Clock;
   workerId: string;
   modeFor(config: SessionConfig): ModeFactory;
+  media: SessionMediaFactory;
 }
 
 /** How long a stopping worker waits for its sessions to be ended before it goes anyway. */
@@ -132,6 +134,7 @@ export class PipelineWorker {
       clock: d.clock,
       workerId: this.id,
       modeFor: d.modeFor,
+      media: d.media,
       onFinished: (sessionId: string) => {
         this.runners.delete(sessionId);
       },

@@ -4,6 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { AvatarLook, AvatarLookSource } from "./look_pb.js";
+import { file_avatar_catalog_v1_look } from "./look_pb.js";
 import type { PageInfo, PageRequest } from "../../common/v1/paging_pb.js";
 import { file_avatar_common_v1_paging } from "../../common/v1/paging_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
@@ -14,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file avatar/catalog/v1/catalog.proto.
  */
 export const file_avatar_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("Ch9hdmF0YXIvY2F0YWxvZy92MS9jYXRhbG9nLnByb3RvEhFhdmF0YXIuY2F0YWxvZy52MSIkCghWb2ljZVJlZhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJIqUDCgZBdmF0YXISCgoCaWQYASABKAkSEAoIc3BhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgR0eXBlGAQgASgJEi8KBnN0YXR1cxgFIAEoDjIfLmF2YXRhci5jYXRhbG9nLnYxLkF2YXRhclN0YXR1cxITCgtwcmV2aWV3X3VybBgGIAEoCRIyCg1kZWZhdWx0X3ZvaWNlGAcgASgLMhsuYXZhdGFyLmNhdGFsb2cudjEuVm9pY2VSZWYSHgoWZGVmYXVsdF92b2ljZV9hZ2VudF9pZBgIIAEoCRIQCghpc18xMDgwcBgJIAEoCBIRCglpc19wdWJsaWMYCiABKAgSFwoPc2FuZGJveF9lbmFibGVkGAsgASgIEhIKCmlzX2V4cGlyZWQYDCABKAgSFQoNZXJyb3JfbWVzc2FnZRgNIAEoCRIuCgpjcmVhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL5AgoFVm9pY2USCgoCaWQYASABKAkSEAoIc3BhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIQCghsYW5ndWFnZRgEIAEoCRIOCgZnZW5kZXIYBSABKAkSEwoLcHJldmlld191cmwYBiABKAkSEQoJaXNfcHVibGljGAcgASgIEhUKDXZvaWNlX2VuZ2luZXMYCCADKAkSSgoScHJvdmlkZXJfdm9pY2VfaWRzGAkgAygLMi4uYXZhdGFyLmNhdGFsb2cudjEuVm9pY2UuUHJvdmlkZXJWb2ljZUlkc0VudHJ5Ei4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGjcKFVByb3ZpZGVyVm9pY2VJZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIioKCExhbmd1YWdlEhAKCGxhbmd1YWdlGAEgASgJEgwKBGNvZGUYAiABKAkiFgoUTGlzdExhbmd1YWdlc1JlcXVlc3QiRwoVTGlzdExhbmd1YWdlc1Jlc3BvbnNlEi4KCWxhbmd1YWdlcxgBIAMoCzIbLmF2YXRhci5jYXRhbG9nLnYxLkxhbmd1YWdlIjIKDlByb3ZpZGVyTW9kZWxzEhAKCHByb3ZpZGVyGAEgASgJEg4KBm1vZGVscxgCIAMoCSIWChRMaXN0TGxtTW9kZWxzUmVxdWVzdCJNChVMaXN0TGxtTW9kZWxzUmVzcG9uc2USNAoJcHJvdmlkZXJzGAEgAygLMiEuYXZhdGFyLmNhdGFsb2cudjEuUHJvdmlkZXJNb2RlbHMiUwoSTGlzdEF2YXRhcnNSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEisKBHBhZ2UYAiABKAsyHS5hdmF0YXIuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0ImsKE0xpc3RBdmF0YXJzUmVzcG9uc2USKgoHYXZhdGFycxgBIAMoCzIZLmF2YXRhci5jYXRhbG9nLnYxLkF2YXRhchIoCgRwYWdlGAIgASgLMhouYXZhdGFyLmNvbW1vbi52MS5QYWdlSW5mbyJHChhMaXN0UHVibGljQXZhdGFyc1JlcXVlc3QSKwoEcGFnZRgBIAEoCzIdLmF2YXRhci5jb21tb24udjEuUGFnZVJlcXVlc3QicQoZTGlzdFB1YmxpY0F2YXRhcnNSZXNwb25zZRIqCgdhdmF0YXJzGAEgAygLMhkuYXZhdGFyLmNhdGFsb2cudjEuQXZhdGFyEigKBHBhZ2UYAiABKAsyGi5hdmF0YXIuY29tbW9uLnYxLlBhZ2VJbmZvIjcKEEdldEF2YXRhclJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEQoJYXZhdGFyX2lkGAIgASgJIj4KEUdldEF2YXRhclJlc3BvbnNlEikKBmF2YXRhchgBIAEoCzIZLmF2YXRhci5jYXRhbG9nLnYxLkF2YXRhciK6AQoTVXBkYXRlQXZhdGFyUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIRCglhdmF0YXJfaWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEh0KEGRlZmF1bHRfdm9pY2VfaWQYBCABKAlIAYgBARIbCg5pc19kZWFjdGl2YXRlZBgFIAEoCEgCiAEBQgcKBV9uYW1lQhMKEV9kZWZhdWx0X3ZvaWNlX2lkQhEKD19pc19kZWFjdGl2YXRlZCJBChRVcGRhdGVBdmF0YXJSZXNwb25zZRIpCgZhdmF0YXIYASABKAsyGS5hdmF0YXIuY2F0YWxvZy52MS5BdmF0YXIiOgoTRGVsZXRlQXZhdGFyUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIRCglhdmF0YXJfaWQYAiABKAkiQQoURGVsZXRlQXZhdGFyUmVzcG9uc2USKQoGYXZhdGFyGAEgASgLMhkuYXZhdGFyLmNhdGFsb2cudjEuQXZhdGFyIoQBChFMaXN0Vm9pY2VzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIwCgp2b2ljZV90eXBlGAIgASgOMhwuYXZhdGFyLmNhdGFsb2cudjEuVm9pY2VUeXBlEisKBHBhZ2UYAyABKAsyHS5hdmF0YXIuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0ImgKEkxpc3RWb2ljZXNSZXNwb25zZRIoCgZ2b2ljZXMYASADKAsyGC5hdmF0YXIuY2F0YWxvZy52MS5Wb2ljZRIoCgRwYWdlGAIgASgLMhouYXZhdGFyLmNvbW1vbi52MS5QYWdlSW5mbyI1Cg9HZXRWb2ljZVJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEAoIdm9pY2VfaWQYAiABKAkiOwoQR2V0Vm9pY2VSZXNwb25zZRInCgV2b2ljZRgBIAEoCzIYLmF2YXRhci5jYXRhbG9nLnYxLlZvaWNlIkIKFEltcG9ydEF2YXRhcnNSZXF1ZXN0EioKB2F2YXRhcnMYASADKAsyGS5hdmF0YXIuY2F0YWxvZy52MS5BdmF0YXIiQwoVSW1wb3J0QXZhdGFyc1Jlc3BvbnNlEioKB2F2YXRhcnMYASADKAsyGS5hdmF0YXIuY2F0YWxvZy52MS5BdmF0YXIiPwoTSW1wb3J0Vm9pY2VzUmVxdWVzdBIoCgZ2b2ljZXMYASADKAsyGC5hdmF0YXIuY2F0YWxvZy52MS5Wb2ljZSJAChRJbXBvcnRWb2ljZXNSZXNwb25zZRIoCgZ2b2ljZXMYASADKAsyGC5hdmF0YXIuY2F0YWxvZy52MS5Wb2ljZSqZAQoMQXZhdGFyU3RhdHVzEh0KGUFWQVRBUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRBVkFUQVJfU1RBVFVTX0FDVElWRRABEhYKEkFWQVRBUl9TVEFUVVNfSU5JVBACEh0KGUFWQVRBUl9TVEFUVVNfREVBQ1RJVkFURUQQAxIZChVBVkFUQVJfU1RBVFVTX0RFTEVURUQQBCpWCglWb2ljZVR5cGUSGgoWVk9JQ0VfVFlQRV9VTlNQRUNJRklFRBAAEhUKEVZPSUNFX1RZUEVfUFVCTElDEAESFgoSVk9JQ0VfVFlQRV9QUklWQVRFEAIytQgKDkNhdGFsb2dTZXJ2aWNlEmIKDUxpc3RMYW5ndWFnZXMSJy5hdmF0YXIuY2F0YWxvZy52MS5MaXN0TGFuZ3VhZ2VzUmVxdWVzdBooLmF2YXRhci5jYXRhbG9nLnYxLkxpc3RMYW5ndWFnZXNSZXNwb25zZRJiCg1MaXN0TGxtTW9kZWxzEicuYXZhdGFyLmNhdGFsb2cudjEuTGlzdExsbU1vZGVsc1JlcXVlc3QaKC5hdmF0YXIuY2F0YWxvZy52MS5MaXN0TGxtTW9kZWxzUmVzcG9uc2USXAoLTGlzdEF2YXRhcnMSJS5hdmF0YXIuY2F0YWxvZy52MS5MaXN0QXZhdGFyc1JlcXVlc3QaJi5hdmF0YXIuY2F0YWxvZy52MS5MaXN0QXZhdGFyc1Jlc3BvbnNlEm4KEUxpc3RQdWJsaWNBdmF0YXJzEisuYXZhdGFyLmNhdGFsb2cudjEuTGlzdFB1YmxpY0F2YXRhcnNSZXF1ZXN0GiwuYXZhdGFyLmNhdGFsb2cudjEuTGlzdFB1YmxpY0F2YXRhcnNSZXNwb25zZRJWCglHZXRBdmF0YXISIy5hdmF0YXIuY2F0YWxvZy52MS5HZXRBdmF0YXJSZXF1ZXN0GiQuYXZhdGFyLmNhdGFsb2cudjEuR2V0QXZhdGFyUmVzcG9uc2USXwoMVXBkYXRlQXZhdGFyEiYuYXZhdGFyLmNhdGFsb2cudjEuVXBkYXRlQXZhdGFyUmVxdWVzdBonLmF2YXRhci5jYXRhbG9nLnYxLlVwZGF0ZUF2YXRhclJlc3BvbnNlEl8KDERlbGV0ZUF2YXRhchImLmF2YXRhci5jYXRhbG9nLnYxLkRlbGV0ZUF2YXRhclJlcXVlc3QaJy5hdmF0YXIuY2F0YWxvZy52MS5EZWxldGVBdmF0YXJSZXNwb25zZRJZCgpMaXN0Vm9pY2VzEiQuYXZhdGFyLmNhdGFsb2cudjEuTGlzdFZvaWNlc1JlcXVlc3QaJS5hdmF0YXIuY2F0YWxvZy52MS5MaXN0Vm9pY2VzUmVzcG9uc2USUwoIR2V0Vm9pY2USIi5hdmF0YXIuY2F0YWxvZy52MS5HZXRWb2ljZVJlcXVlc3QaIy5hdmF0YXIuY2F0YWxvZy52MS5HZXRWb2ljZVJlc3BvbnNlEmIKDUltcG9ydEF2YXRhcnMSJy5hdmF0YXIuY2F0YWxvZy52MS5JbXBvcnRBdmF0YXJzUmVxdWVzdBooLmF2YXRhci5jYXRhbG9nLnYxLkltcG9ydEF2YXRhcnNSZXNwb25zZRJfCgxJbXBvcnRWb2ljZXMSJi5hdmF0YXIuY2F0YWxvZy52MS5JbXBvcnRWb2ljZXNSZXF1ZXN0GicuYXZhdGFyLmNhdGFsb2cudjEuSW1wb3J0Vm9pY2VzUmVzcG9uc2ViBnByb3RvMw", [file_avatar_common_v1_paging, file_google_protobuf_timestamp]);
+  fileDesc("Ch9hdmF0YXIvY2F0YWxvZy92MS9jYXRhbG9nLnByb3RvEhFhdmF0YXIuY2F0YWxvZy52MSIkCghWb2ljZVJlZhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJIt8DCgZBdmF0YXISCgoCaWQYASABKAkSEAoIc3BhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgR0eXBlGAQgASgJEi8KBnN0YXR1cxgFIAEoDjIfLmF2YXRhci5jYXRhbG9nLnYxLkF2YXRhclN0YXR1cxITCgtwcmV2aWV3X3VybBgGIAEoCRIyCg1kZWZhdWx0X3ZvaWNlGAcgASgLMhsuYXZhdGFyLmNhdGFsb2cudjEuVm9pY2VSZWYSHgoWZGVmYXVsdF92b2ljZV9hZ2VudF9pZBgIIAEoCRIQCghpc18xMDgwcBgJIAEoCBIRCglpc19wdWJsaWMYCiABKAgSFwoPc2FuZGJveF9lbmFibGVkGAsgASgIEhIKCmlzX2V4cGlyZWQYDCABKAgSFQoNZXJyb3JfbWVzc2FnZRgNIAEoCRIuCgpjcmVhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI4Cgtsb29rX3NvdXJjZRgQIAEoCzIjLmF2YXRhci5jYXRhbG9nLnYxLkF2YXRhckxvb2tTb3VyY2Ui+QIKBVZvaWNlEgoKAmlkGAEgASgJEhAKCHNwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEAoIbGFuZ3VhZ2UYBCABKAkSDgoGZ2VuZGVyGAUgASgJEhMKC3ByZXZpZXdfdXJsGAYgASgJEhEKCWlzX3B1YmxpYxgHIAEoCBIVCg12b2ljZV9lbmdpbmVzGAggAygJEkoKEnByb3ZpZGVyX3ZvaWNlX2lkcxgJIAMoCzIuLmF2YXRhci5jYXRhbG9nLnYxLlZvaWNlLlByb3ZpZGVyVm9pY2VJZHNFbnRyeRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBo3ChVQcm92aWRlclZvaWNlSWRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIqCghMYW5ndWFnZRIQCghsYW5ndWFnZRgBIAEoCRIMCgRjb2RlGAIgASgJIhYKFExpc3RMYW5ndWFnZXNSZXF1ZXN0IkcKFUxpc3RMYW5ndWFnZXNSZXNwb25zZRIuCglsYW5ndWFnZXMYASADKAsyGy5hdmF0YXIuY2F0YWxvZy52MS5MYW5ndWFnZSIyCg5Qcm92aWRlck1vZGVscxIQCghwcm92aWRlchgBIAEoCRIOCgZtb2RlbHMYAiADKAkiFgoUTGlzdExsbU1vZGVsc1JlcXVlc3QiTQoVTGlzdExsbU1vZGVsc1Jlc3BvbnNlEjQKCXByb3ZpZGVycxgBIAMoCzIhLmF2YXRhci5jYXRhbG9nLnYxLlByb3ZpZGVyTW9kZWxzIlMKEkxpc3RBdmF0YXJzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIrCgRwYWdlGAIgASgLMh0uYXZhdGFyLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJrChNMaXN0QXZhdGFyc1Jlc3BvbnNlEioKB2F2YXRhcnMYASADKAsyGS5hdmF0YXIuY2F0YWxvZy52MS5BdmF0YXISKAoEcGFnZRgCIAEoCzIaLmF2YXRhci5jb21tb24udjEuUGFnZUluZm8iRwoYTGlzdFB1YmxpY0F2YXRhcnNSZXF1ZXN0EisKBHBhZ2UYASABKAsyHS5hdmF0YXIuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0InEKGUxpc3RQdWJsaWNBdmF0YXJzUmVzcG9uc2USKgoHYXZhdGFycxgBIAMoCzIZLmF2YXRhci5jYXRhbG9nLnYxLkF2YXRhchIoCgRwYWdlGAIgASgLMhouYXZhdGFyLmNvbW1vbi52MS5QYWdlSW5mbyI3ChBHZXRBdmF0YXJSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhEKCWF2YXRhcl9pZBgCIAEoCSI+ChFHZXRBdmF0YXJSZXNwb25zZRIpCgZhdmF0YXIYASABKAsyGS5hdmF0YXIuY2F0YWxvZy52MS5BdmF0YXIiugEKE1VwZGF0ZUF2YXRhclJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEQoJYXZhdGFyX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIdChBkZWZhdWx0X3ZvaWNlX2lkGAQgASgJSAGIAQESGwoOaXNfZGVhY3RpdmF0ZWQYBSABKAhIAogBAUIHCgVfbmFtZUITChFfZGVmYXVsdF92b2ljZV9pZEIRCg9faXNfZGVhY3RpdmF0ZWQiQQoUVXBkYXRlQXZhdGFyUmVzcG9uc2USKQoGYXZhdGFyGAEgASgLMhkuYXZhdGFyLmNhdGFsb2cudjEuQXZhdGFyIjoKE0RlbGV0ZUF2YXRhclJlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEQoJYXZhdGFyX2lkGAIgASgJIkEKFERlbGV0ZUF2YXRhclJlc3BvbnNlEikKBmF2YXRhchgBIAEoCzIZLmF2YXRhci5jYXRhbG9nLnYxLkF2YXRhciKEAQoRTGlzdFZvaWNlc1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSMAoKdm9pY2VfdHlwZRgCIAEoDjIcLmF2YXRhci5jYXRhbG9nLnYxLlZvaWNlVHlwZRIrCgRwYWdlGAMgASgLMh0uYXZhdGFyLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJoChJMaXN0Vm9pY2VzUmVzcG9uc2USKAoGdm9pY2VzGAEgAygLMhguYXZhdGFyLmNhdGFsb2cudjEuVm9pY2USKAoEcGFnZRgCIAEoCzIaLmF2YXRhci5jb21tb24udjEuUGFnZUluZm8iNQoPR2V0Vm9pY2VSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEhAKCHZvaWNlX2lkGAIgASgJIjsKEEdldFZvaWNlUmVzcG9uc2USJwoFdm9pY2UYASABKAsyGC5hdmF0YXIuY2F0YWxvZy52MS5Wb2ljZSJCChRJbXBvcnRBdmF0YXJzUmVxdWVzdBIqCgdhdmF0YXJzGAEgAygLMhkuYXZhdGFyLmNhdGFsb2cudjEuQXZhdGFyIkMKFUltcG9ydEF2YXRhcnNSZXNwb25zZRIqCgdhdmF0YXJzGAEgAygLMhkuYXZhdGFyLmNhdGFsb2cudjEuQXZhdGFyIj8KE0ltcG9ydFZvaWNlc1JlcXVlc3QSKAoGdm9pY2VzGAEgAygLMhguYXZhdGFyLmNhdGFsb2cudjEuVm9pY2UiQAoUSW1wb3J0Vm9pY2VzUmVzcG9uc2USKAoGdm9pY2VzGAEgAygLMhguYXZhdGFyLmNhdGFsb2cudjEuVm9pY2UiOwoUR2V0QXZhdGFyTG9va1JlcXVlc3QSEAoIc3BhY2VfaWQYASABKAkSEQoJYXZhdGFyX2lkGAIgASgJIlYKFUdldEF2YXRhckxvb2tSZXNwb25zZRIrCgRsb29rGAEgASgLMh0uYXZhdGFyLmNhdGFsb2cudjEuQXZhdGFyTG9vaxIQCghsb29rX2tleRgCIAEoCSKLAQoWR2V0QXZhdGFyUG9zdGVyUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIRCglhdmF0YXJfaWQYAiABKAkSOQoLb3JpZW50YXRpb24YAyABKA4yJC5hdmF0YXIuY2F0YWxvZy52MS5Qb3N0ZXJPcmllbnRhdGlvbhIRCglhbnlfc3BhY2UYBCABKAgiOAoXR2V0QXZhdGFyUG9zdGVyUmVzcG9uc2USCwoDcG5nGAEgASgMEhAKCGxvb2tfa2V5GAIgASgJKpkBCgxBdmF0YXJTdGF0dXMSHQoZQVZBVEFSX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEFWQVRBUl9TVEFUVVNfQUNUSVZFEAESFgoSQVZBVEFSX1NUQVRVU19JTklUEAISHQoZQVZBVEFSX1NUQVRVU19ERUFDVElWQVRFRBADEhkKFUFWQVRBUl9TVEFUVVNfREVMRVRFRBAEKlYKCVZvaWNlVHlwZRIaChZWT0lDRV9UWVBFX1VOU1BFQ0lGSUVEEAASFQoRVk9JQ0VfVFlQRV9QVUJMSUMQARIWChJWT0lDRV9UWVBFX1BSSVZBVEUQAip7ChFQb3N0ZXJPcmllbnRhdGlvbhIiCh5QT1NURVJfT1JJRU5UQVRJT05fVU5TUEVDSUZJRUQQABIhCh1QT1NURVJfT1JJRU5UQVRJT05fSE9SSVpPTlRBTBABEh8KG1BPU1RFUl9PUklFTlRBVElPTl9WRVJUSUNBTBACMoMKCg5DYXRhbG9nU2VydmljZRJiCg1MaXN0TGFuZ3VhZ2VzEicuYXZhdGFyLmNhdGFsb2cudjEuTGlzdExhbmd1YWdlc1JlcXVlc3QaKC5hdmF0YXIuY2F0YWxvZy52MS5MaXN0TGFuZ3VhZ2VzUmVzcG9uc2USYgoNTGlzdExsbU1vZGVscxInLmF2YXRhci5jYXRhbG9nLnYxLkxpc3RMbG1Nb2RlbHNSZXF1ZXN0GiguYXZhdGFyLmNhdGFsb2cudjEuTGlzdExsbU1vZGVsc1Jlc3BvbnNlElwKC0xpc3RBdmF0YXJzEiUuYXZhdGFyLmNhdGFsb2cudjEuTGlzdEF2YXRhcnNSZXF1ZXN0GiYuYXZhdGFyLmNhdGFsb2cudjEuTGlzdEF2YXRhcnNSZXNwb25zZRJuChFMaXN0UHVibGljQXZhdGFycxIrLmF2YXRhci5jYXRhbG9nLnYxLkxpc3RQdWJsaWNBdmF0YXJzUmVxdWVzdBosLmF2YXRhci5jYXRhbG9nLnYxLkxpc3RQdWJsaWNBdmF0YXJzUmVzcG9uc2USVgoJR2V0QXZhdGFyEiMuYXZhdGFyLmNhdGFsb2cudjEuR2V0QXZhdGFyUmVxdWVzdBokLmF2YXRhci5jYXRhbG9nLnYxLkdldEF2YXRhclJlc3BvbnNlEl8KDFVwZGF0ZUF2YXRhchImLmF2YXRhci5jYXRhbG9nLnYxLlVwZGF0ZUF2YXRhclJlcXVlc3QaJy5hdmF0YXIuY2F0YWxvZy52MS5VcGRhdGVBdmF0YXJSZXNwb25zZRJfCgxEZWxldGVBdmF0YXISJi5hdmF0YXIuY2F0YWxvZy52MS5EZWxldGVBdmF0YXJSZXF1ZXN0GicuYXZhdGFyLmNhdGFsb2cudjEuRGVsZXRlQXZhdGFyUmVzcG9uc2USWQoKTGlzdFZvaWNlcxIkLmF2YXRhci5jYXRhbG9nLnYxLkxpc3RWb2ljZXNSZXF1ZXN0GiUuYXZhdGFyLmNhdGFsb2cudjEuTGlzdFZvaWNlc1Jlc3BvbnNlElMKCEdldFZvaWNlEiIuYXZhdGFyLmNhdGFsb2cudjEuR2V0Vm9pY2VSZXF1ZXN0GiMuYXZhdGFyLmNhdGFsb2cudjEuR2V0Vm9pY2VSZXNwb25zZRJiCg1JbXBvcnRBdmF0YXJzEicuYXZhdGFyLmNhdGFsb2cudjEuSW1wb3J0QXZhdGFyc1JlcXVlc3QaKC5hdmF0YXIuY2F0YWxvZy52MS5JbXBvcnRBdmF0YXJzUmVzcG9uc2USXwoMSW1wb3J0Vm9pY2VzEiYuYXZhdGFyLmNhdGFsb2cudjEuSW1wb3J0Vm9pY2VzUmVxdWVzdBonLmF2YXRhci5jYXRhbG9nLnYxLkltcG9ydFZvaWNlc1Jlc3BvbnNlEmIKDUdldEF2YXRhckxvb2sSJy5hdmF0YXIuY2F0YWxvZy52MS5HZXRBdmF0YXJMb29rUmVxdWVzdBooLmF2YXRhci5jYXRhbG9nLnYxLkdldEF2YXRhckxvb2tSZXNwb25zZRJoCg9HZXRBdmF0YXJQb3N0ZXISKS5hdmF0YXIuY2F0YWxvZy52MS5HZXRBdmF0YXJQb3N0ZXJSZXF1ZXN0GiouYXZhdGFyLmNhdGFsb2cudjEuR2V0QXZhdGFyUG9zdGVyUmVzcG9uc2ViBnByb3RvMw", [file_avatar_catalog_v1_look, file_avatar_common_v1_paging, file_google_protobuf_timestamp]);
 
 /**
  * VoiceRef names a voice.
@@ -124,6 +126,13 @@ export type Avatar = Message<"avatar.catalog.v1.Avatar"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 15;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Import only: the look to store with the avatar. Never set on reads (GetAvatarLook reads it).
+   *
+   * @generated from field: avatar.catalog.v1.AvatarLookSource look_source = 16;
+   */
+  lookSource?: AvatarLookSource | undefined;
 };
 
 /**
@@ -686,6 +695,111 @@ export const ImportVoicesResponseSchema: GenMessage<ImportVoicesResponse> = /*@_
   messageDesc(file_avatar_catalog_v1_catalog, 26);
 
 /**
+ * @generated from message avatar.catalog.v1.GetAvatarLookRequest
+ */
+export type GetAvatarLookRequest = Message<"avatar.catalog.v1.GetAvatarLookRequest"> & {
+  /**
+   * @generated from field: string space_id = 1;
+   */
+  spaceId: string;
+
+  /**
+   * @generated from field: string avatar_id = 2;
+   */
+  avatarId: string;
+};
+
+/**
+ * Describes the message avatar.catalog.v1.GetAvatarLookRequest.
+ * Use `create(GetAvatarLookRequestSchema)` to create a new message.
+ */
+export const GetAvatarLookRequestSchema: GenMessage<GetAvatarLookRequest> = /*@__PURE__*/
+  messageDesc(file_avatar_catalog_v1_catalog, 27);
+
+/**
+ * @generated from message avatar.catalog.v1.GetAvatarLookResponse
+ */
+export type GetAvatarLookResponse = Message<"avatar.catalog.v1.GetAvatarLookResponse"> & {
+  /**
+   * @generated from field: avatar.catalog.v1.AvatarLook look = 1;
+   */
+  look?: AvatarLook | undefined;
+
+  /**
+   * Changes whenever the look does (a digest of it): the key to cache a rasterized look under.
+   *
+   * @generated from field: string look_key = 2;
+   */
+  lookKey: string;
+};
+
+/**
+ * Describes the message avatar.catalog.v1.GetAvatarLookResponse.
+ * Use `create(GetAvatarLookResponseSchema)` to create a new message.
+ */
+export const GetAvatarLookResponseSchema: GenMessage<GetAvatarLookResponse> = /*@__PURE__*/
+  messageDesc(file_avatar_catalog_v1_catalog, 28);
+
+/**
+ * @generated from message avatar.catalog.v1.GetAvatarPosterRequest
+ */
+export type GetAvatarPosterRequest = Message<"avatar.catalog.v1.GetAvatarPosterRequest"> & {
+  /**
+   * @generated from field: string space_id = 1;
+   */
+  spaceId: string;
+
+  /**
+   * @generated from field: string avatar_id = 2;
+   */
+  avatarId: string;
+
+  /**
+   * Unspecified means horizontal.
+   *
+   * @generated from field: avatar.catalog.v1.PosterOrientation orientation = 3;
+   */
+  orientation: PosterOrientation;
+
+  /**
+   * Skips the visibility check: for callers that resolved the avatar through a capability of its own
+   * (an embed), never for a space's request.
+   *
+   * @generated from field: bool any_space = 4;
+   */
+  anySpace: boolean;
+};
+
+/**
+ * Describes the message avatar.catalog.v1.GetAvatarPosterRequest.
+ * Use `create(GetAvatarPosterRequestSchema)` to create a new message.
+ */
+export const GetAvatarPosterRequestSchema: GenMessage<GetAvatarPosterRequest> = /*@__PURE__*/
+  messageDesc(file_avatar_catalog_v1_catalog, 29);
+
+/**
+ * @generated from message avatar.catalog.v1.GetAvatarPosterResponse
+ */
+export type GetAvatarPosterResponse = Message<"avatar.catalog.v1.GetAvatarPosterResponse"> & {
+  /**
+   * @generated from field: bytes png = 1;
+   */
+  png: Uint8Array;
+
+  /**
+   * @generated from field: string look_key = 2;
+   */
+  lookKey: string;
+};
+
+/**
+ * Describes the message avatar.catalog.v1.GetAvatarPosterResponse.
+ * Use `create(GetAvatarPosterResponseSchema)` to create a new message.
+ */
+export const GetAvatarPosterResponseSchema: GenMessage<GetAvatarPosterResponse> = /*@__PURE__*/
+  messageDesc(file_avatar_catalog_v1_catalog, 30);
+
+/**
  * AvatarStatus; only ACTIVE avatars can start sessions.
  *
  * @generated from enum avatar.catalog.v1.AvatarStatus
@@ -750,6 +864,34 @@ export enum VoiceType {
  */
 export const VoiceTypeSchema: GenEnum<VoiceType> = /*@__PURE__*/
   enumDesc(file_avatar_catalog_v1_catalog, 1);
+
+/**
+ * PosterOrientation: horizontal 16:9 or vertical 9:16.
+ *
+ * @generated from enum avatar.catalog.v1.PosterOrientation
+ */
+export enum PosterOrientation {
+  /**
+   * @generated from enum value: POSTER_ORIENTATION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: POSTER_ORIENTATION_HORIZONTAL = 1;
+   */
+  HORIZONTAL = 1,
+
+  /**
+   * @generated from enum value: POSTER_ORIENTATION_VERTICAL = 2;
+   */
+  VERTICAL = 2,
+}
+
+/**
+ * Describes the enum avatar.catalog.v1.PosterOrientation.
+ */
+export const PosterOrientationSchema: GenEnum<PosterOrientation> = /*@__PURE__*/
+  enumDesc(file_avatar_catalog_v1_catalog, 2);
 
 /**
  * CatalogService owns avatars, voices, the languages list and the managed LLM models.
@@ -856,6 +998,27 @@ export const CatalogService: GenService<{
     methodKind: "unary";
     input: typeof ImportVoicesRequestSchema;
     output: typeof ImportVoicesResponseSchema;
+  },
+  /**
+   * The avatar's look for the renderer (the space's own or a public avatar); NotFound otherwise.
+   * Callers cache it by look_key.
+   *
+   * @generated from rpc avatar.catalog.v1.CatalogService.GetAvatarLook
+   */
+  getAvatarLook: {
+    methodKind: "unary";
+    input: typeof GetAvatarLookRequestSchema;
+    output: typeof GetAvatarLookResponseSchema;
+  },
+  /**
+   * The avatar's poster: a PNG of the rendered avatar at rest, in an orientation.
+   *
+   * @generated from rpc avatar.catalog.v1.CatalogService.GetAvatarPoster
+   */
+  getAvatarPoster: {
+    methodKind: "unary";
+    input: typeof GetAvatarPosterRequestSchema;
+    output: typeof GetAvatarPosterResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_avatar_catalog_v1_catalog, 0);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file avatar/pipeline/v1/pipeline.proto.
  */
 export const file_avatar_pipeline_v1_pipeline: GenFile = /*@__PURE__*/
-  fileDesc("CiFhdmF0YXIvcGlwZWxpbmUvdjEvcGlwZWxpbmUucHJvdG8SEmF2YXRhci5waXBlbGluZS52MSJyCgZXb3JrZXISCgoCaWQYASABKAkSEwoLc2Vzc2lvbl9pZHMYAiADKAkSEAoIY2FwYWNpdHkYAyABKAUSNQoRbGFzdF9oZWFydGJlYXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RXb3JrZXJzUmVxdWVzdCJCChNMaXN0V29ya2Vyc1Jlc3BvbnNlEisKB3dvcmtlcnMYASADKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIi0KF0dldFNlc3Npb25Xb3JrZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRgoYR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlEioKBndvcmtlchgBIAEoCzIaLmF2YXRhci5waXBlbGluZS52MS5Xb3JrZXIiKgoUQXNzaWduU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIqChVBc3NpZ25TZXNzaW9uUmVzcG9uc2USEQoJd29ya2VyX2lkGAEgASgJIj0KD1dvcmtlckhlYXJ0YmVhdBIqCgZ3b3JrZXIYASABKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIn4KC0NsaWVudEZyYW1lEhIKCnNlc3Npb25faWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRqc29uGAMgASgJEjYKCmNvbm5lY3Rpb24YBCABKA4yIi5hdmF0YXIucGlwZWxpbmUudjEuQ29ubmVjdGlvbktpbmQifwoLU2VydmVyRnJhbWUSEgoKc2Vzc2lvbl9pZBgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEgwKBGpzb24YAyABKAkSDQoFY2xvc2UYBCABKAgSEgoKY2xvc2VfY29kZRgFIAEoBRIUCgxjbG9zZV9yZWFzb24YBiABKAkqiAEKDkNvbm5lY3Rpb25LaW5kEh8KG0NPTk5FQ1RJT05fS0lORF9VTlNQRUNJRklFRBAAEhoKFkNPTk5FQ1RJT05fS0lORF9PUEVORUQQARIaChZDT05ORUNUSU9OX0tJTkRfQ0xPU0VEEAISHQoZQ09OTkVDVElPTl9LSU5EX0hFQVJUQkVBVBADMuABCg9QaXBlbGluZVNlcnZpY2USXgoLTGlzdFdvcmtlcnMSJi5hdmF0YXIucGlwZWxpbmUudjEuTGlzdFdvcmtlcnNSZXF1ZXN0GicuYXZhdGFyLnBpcGVsaW5lLnYxLkxpc3RXb3JrZXJzUmVzcG9uc2USbQoQR2V0U2Vzc2lvbldvcmtlchIrLmF2YXRhci5waXBlbGluZS52MS5HZXRTZXNzaW9uV29ya2VyUmVxdWVzdBosLmF2YXRhci5waXBlbGluZS52MS5HZXRTZXNzaW9uV29ya2VyUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiFhdmF0YXIvcGlwZWxpbmUvdjEvcGlwZWxpbmUucHJvdG8SEmF2YXRhci5waXBlbGluZS52MSJyCgZXb3JrZXISCgoCaWQYASABKAkSEwoLc2Vzc2lvbl9pZHMYAiADKAkSEAoIY2FwYWNpdHkYAyABKAUSNQoRbGFzdF9oZWFydGJlYXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RXb3JrZXJzUmVxdWVzdCJCChNMaXN0V29ya2Vyc1Jlc3BvbnNlEisKB3dvcmtlcnMYASADKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIi0KF0dldFNlc3Npb25Xb3JrZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRgoYR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlEioKBndvcmtlchgBIAEoCzIaLmF2YXRhci5waXBlbGluZS52MS5Xb3JrZXIiKgoUQXNzaWduU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIqChVBc3NpZ25TZXNzaW9uUmVzcG9uc2USEQoJd29ya2VyX2lkGAEgASgJIj0KD1dvcmtlckhlYXJ0YmVhdBIqCgZ3b3JrZXIYASABKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIn4KC0NsaWVudEZyYW1lEhIKCnNlc3Npb25faWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRqc29uGAMgASgJEjYKCmNvbm5lY3Rpb24YBCABKA4yIi5hdmF0YXIucGlwZWxpbmUudjEuQ29ubmVjdGlvbktpbmQifwoLU2VydmVyRnJhbWUSEgoKc2Vzc2lvbl9pZBgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEgwKBGpzb24YAyABKAkSDQoFY2xvc2UYBCABKAgSEgoKY2xvc2VfY29kZRgFIAEoBRIUCgxjbG9zZV9yZWFzb24YBiABKAkiXAoLV2hlcFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRITCglvZmZlcl9zZHAYAiABKAlIABIaChBkZWxldGVfdmlld2VyX2lkGAMgASgJSABCCAoGYWN0aW9uInYKDFdoZXBSZXNwb25zZRIuCgZzdGF0dXMYASABKA4yHi5hdmF0YXIucGlwZWxpbmUudjEuV2hlcFN0YXR1cxISCgphbnN3ZXJfc2RwGAIgASgJEhEKCXZpZXdlcl9pZBgDIAEoCRIPCgdtZXNzYWdlGAQgASgJKogBCg5Db25uZWN0aW9uS2luZBIfChtDT05ORUNUSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIaChZDT05ORUNUSU9OX0tJTkRfT1BFTkVEEAESGgoWQ09OTkVDVElPTl9LSU5EX0NMT1NFRBACEh0KGUNPTk5FQ1RJT05fS0lORF9IRUFSVEJFQVQQAyq3AQoKV2hlcFN0YXR1cxIbChdXSEVQX1NUQVRVU19VTlNQRUNJRklFRBAAEhIKDldIRVBfU1RBVFVTX09LEAESGQoVV0hFUF9TVEFUVVNfQkFEX09GRkVSEAISIAocV0hFUF9TVEFUVVNfVE9PX01BTllfVklFV0VSUxADEh4KGldIRVBfU1RBVFVTX1VOS05PV05fVklFV0VSEAQSGwoXV0hFUF9TVEFUVVNfVU5BVkFJTEFCTEUQBTLgAQoPUGlwZWxpbmVTZXJ2aWNlEl4KC0xpc3RXb3JrZXJzEiYuYXZhdGFyLnBpcGVsaW5lLnYxLkxpc3RXb3JrZXJzUmVxdWVzdBonLmF2YXRhci5waXBlbGluZS52MS5MaXN0V29ya2Vyc1Jlc3BvbnNlEm0KEEdldFNlc3Npb25Xb3JrZXISKy5hdmF0YXIucGlwZWxpbmUudjEuR2V0U2Vzc2lvbldvcmtlclJlcXVlc3QaLC5hdmF0YXIucGlwZWxpbmUudjEuR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Worker is one pipeline process.
@@ -254,6 +254,87 @@ export const ServerFrameSchema: GenMessage<ServerFrame> = /*@__PURE__*/
   messageDesc(file_avatar_pipeline_v1_pipeline, 9);
 
 /**
+ * WhepRequest: gateway -> the session's worker on rt.<session_id>.whep (request/reply): a viewer's WHEP
+ * call (contract section 7), after the gateway has checked the credential and the session's state.
+ *
+ * @generated from message avatar.pipeline.v1.WhepRequest
+ */
+export type WhepRequest = Message<"avatar.pipeline.v1.WhepRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from oneof avatar.pipeline.v1.WhepRequest.action
+   */
+  action: {
+    /**
+     * A new viewer: its recvonly SDP offer.
+     *
+     * @generated from field: string offer_sdp = 2;
+     */
+    value: string;
+    case: "offerSdp";
+  } | {
+    /**
+     * The viewer resource to end (DELETE on its Location).
+     *
+     * @generated from field: string delete_viewer_id = 3;
+     */
+    value: string;
+    case: "deleteViewerId";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message avatar.pipeline.v1.WhepRequest.
+ * Use `create(WhepRequestSchema)` to create a new message.
+ */
+export const WhepRequestSchema: GenMessage<WhepRequest> = /*@__PURE__*/
+  messageDesc(file_avatar_pipeline_v1_pipeline, 10);
+
+/**
+ * WhepResponse: the worker's answer to a WhepRequest.
+ *
+ * @generated from message avatar.pipeline.v1.WhepResponse
+ */
+export type WhepResponse = Message<"avatar.pipeline.v1.WhepResponse"> & {
+  /**
+   * @generated from field: avatar.pipeline.v1.WhepStatus status = 1;
+   */
+  status: WhepStatus;
+
+  /**
+   * The SDP answer, with its ICE candidates (offers).
+   *
+   * @generated from field: string answer_sdp = 2;
+   */
+  answerSdp: string;
+
+  /**
+   * The new viewer's id (offers).
+   *
+   * @generated from field: string viewer_id = 3;
+   */
+  viewerId: string;
+
+  /**
+   * Why not, for the caller (not OK).
+   *
+   * @generated from field: string message = 4;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message avatar.pipeline.v1.WhepResponse.
+ * Use `create(WhepResponseSchema)` to create a new message.
+ */
+export const WhepResponseSchema: GenMessage<WhepResponse> = /*@__PURE__*/
+  messageDesc(file_avatar_pipeline_v1_pipeline, 11);
+
+/**
  * ConnectionKind of a client socket event.
  *
  * @generated from enum avatar.pipeline.v1.ConnectionKind
@@ -288,6 +369,57 @@ export enum ConnectionKind {
  */
 export const ConnectionKindSchema: GenEnum<ConnectionKind> = /*@__PURE__*/
   enumDesc(file_avatar_pipeline_v1_pipeline, 0);
+
+/**
+ * WhepStatus is the worker's verdict on a WhepRequest.
+ *
+ * @generated from enum avatar.pipeline.v1.WhepStatus
+ */
+export enum WhepStatus {
+  /**
+   * @generated from enum value: WHEP_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: WHEP_STATUS_OK = 1;
+   */
+  OK = 1,
+
+  /**
+   * The body is not an SDP offer the avatar's stream can answer (HTTP 400).
+   *
+   * @generated from enum value: WHEP_STATUS_BAD_OFFER = 2;
+   */
+  BAD_OFFER = 2,
+
+  /**
+   * The session has as many viewers as it may (HTTP 429).
+   *
+   * @generated from enum value: WHEP_STATUS_TOO_MANY_VIEWERS = 3;
+   */
+  TOO_MANY_VIEWERS = 3,
+
+  /**
+   * No such viewer of this session (HTTP 404).
+   *
+   * @generated from enum value: WHEP_STATUS_UNKNOWN_VIEWER = 4;
+   */
+  UNKNOWN_VIEWER = 4,
+
+  /**
+   * The worker cannot serve media now (HTTP 503).
+   *
+   * @generated from enum value: WHEP_STATUS_UNAVAILABLE = 5;
+   */
+  UNAVAILABLE = 5,
+}
+
+/**
+ * Describes the enum avatar.pipeline.v1.WhepStatus.
+ */
+export const WhepStatusSchema: GenEnum<WhepStatus> = /*@__PURE__*/
+  enumDesc(file_avatar_pipeline_v1_pipeline, 1);
 
 /**
  * PipelineService runs session workers: the LITE avatar protocol and the FULL conversation pipeline.

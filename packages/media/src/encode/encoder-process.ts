@@ -1,0 +1,112 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { FRAME_MS } from "../frames.js";
+import { type ContainerFrame, FlvH264Reader, IvfReader } from "./container-readers.js";
+import { ffmpegVideoArgs, type VideoEncoding } from "./video-encoding.js";
+
+/** Every encoder child process alive in this process: tests and shutdown checks read it. */
+const live = new Set<EncoderProcess>();
+export const liveEncoderProcesses = (): number => live.size;
+/** Process ids of the live encoders (benchmarks read their CPU time from /proc). */
+export const liveEncoderPids = (): number[] => [...live].flatMap((p) => (p.pid ? [p.pid] : []));
+
+export interface EncoderOutput {
+  /** The source AvFrame index this output belongs to. */
+  index: number;
+  data: Uint8Array;
+  keyframe: boolean;
+}
+
+/**
+ * One ffmpeg child encoding raw I420 frames from its stdin. It starts with a keyframe (a fresh encoder
+ * always does), gives back exactly one output per frame written, in order, tagged with the index the
+ * caller wrote it under, and knows how many frames are inside it still (to drop rather than queue).
+ */
+export class EncoderProcess {
+  private readonly child: ChildProcessByStdio<Writable, Readable, Readable>;
+  private readonly reader: FlvH264Reader | IvfReader;
+  /** Source indices by the encoder's own input count. */
+  private readonly pending = new Map<number, number>();
+  private written = 0;
+  private stderrTail = "";
+  private exited = false;
+  readonly exit: Promise<void>;
+
+  constructor(
+    binary: string,
+    encoding: VideoEncoding,
+    private readonly onOutput: (output: EncoderOutput, from: EncoderProcess) => void,
+    private readonly onFailure: (error: Error, from: EncoderProcess) => void,
+  ) {
+    this.reader = encoding.codec === "H264" ? new FlvH264Reader(FRAME_MS) : new IvfReader();
+    this.child = spawn(binary, ffmpegVideoArgs(encoding), { stdio: ["pipe", "pipe", "pipe"] });
+    live.add(this);
+    this.exit = new Promise((resolve) => {
+      this.child.once("close", (code, signal) => {
+        this.exited = true;
+        live.delete(this);
+        if (code !== 0 && signal === null && !this.closing) {
+          this.onFailure(new Error(`ffmpeg exited with ${code}: ${this.stderrTail.trim()}`), this);
+        }
+        resolve();
+      });
+    });
+    this.child.once("error", (error) => this.onFailure(error, this));
+    this.child.stdin.on("error", () => {}); // EPIPE when ffmpeg dies first; the close event reports it
+    this.child.stderr.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-2000);
+    });
+    this.child.stdout.on("data", (chunk: Buffer) => this.read(chunk));
+  }
+
+  private closing = false;
+  /** Whether anything has come out yet (a fresh encoder takes longer for its first frame). */
+  started = false;
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Frames written and not yet come out. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  get alive(): boolean {
+    return !this.exited && !this.closing;
+  }
+
+  /** Writes one I420 frame under the source index `index`. */
+  write(index: number, i420: Uint8Array): void {
+    this.pending.set(this.written++, index);
+    this.child.stdin.write(i420);
+  }
+
+  private read(chunk: Buffer): void {
+    let frames: ContainerFrame[];
+    try {
+      frames = this.reader.push(chunk);
+    } catch (error) {
+      this.onFailure(error as Error, this);
+      return;
+    }
+    for (const frame of frames) {
+      const index = this.pending.get(frame.count);
+      if (index === undefined) continue;
+      this.pending.delete(frame.count);
+      this.started = true;
+      this.onOutput({ index, data: frame.data, keyframe: frame.keyframe }, this);
+    }
+  }
+
+  /** Ends the child: stdin closed, killed if it has not gone within `graceMs`; resolves once it exited. */
+  async close(graceMs = 500): Promise<void> {
+    this.closing = true;
+    if (!this.exited) {
+      this.child.stdin.end();
+      const timer = setTimeout(() => this.child.kill("SIGKILL"), graceMs);
+      await this.exit;
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import type { AvFrame } from "../frames.js";
+import { type EncoderOutput, EncoderProcess } from "./encoder-process.js";
+import { ffmpegBinary } from "./ffmpeg-binary.js";
+import type { EncodedVideoFrame, VideoEncoding } from "./video-encoding.js";
+
+/** Extra frames a starting encoder may hold (its first frame takes tens of ms more than the rest). */
+const STARTUP_ALLOWANCE = 5;
+
+export interface VideoEncoderOptions {
+  encoding: VideoEncoding;
+  onFrame: (frame: EncodedVideoFrame) => void;
+  /** The encoder failed and could not be restarted by itself (e.g. ffmpeg missing). */
+  onError?: (error: Error) => void;
+  ffmpegPath?: string;
+  /** Frames inside a running encoder before new ones are dropped (bounds memory and delay when it falls behind). */
+  maxInFlight?: number;
+  /** A handover that has produced nothing by then is abandoned (the old encoder goes on). */
+  handoverTimeoutMs?: number;
+}
+
+export interface VideoEncoderStats {
+  submitted: number;
+  encoded: number;
+  /** Frames not encoded because the encoder was behind. */
+  dropped: number;
+  /** Keyframes delivered by handing over to a fresh encoder. */
+  handovers: number;
+}
+
+/**
+ * A session's video encoder with keyframes on demand. ffmpeg's CLI cannot be told "keyframe now", so a
+ * keyframe request hands over to a fresh encoder process (whose first frame is always a keyframe): from
+ * the next frame on it gets every frame too, and when its keyframe comes out it replaces the old one.
+ * A spare process is kept started and idle, so the handover costs one frame's encode, not a spawn.
+ * Outputs leave in index order; frames are dropped (and counted) rather than queued when it falls behind.
+ */
+export class VideoEncoder {
+  private readonly binary: string;
+  private readonly maxInFlight: number;
+  private readonly handoverTimeoutMs: number;
+  private active: EncoderProcess | undefined;
+  private incoming:
+    | { process: EncoderProcess; firstIndex: number | undefined; timer: NodeJS.Timeout }
+    | undefined;
+  private spare: EncoderProcess | undefined;
+  private lastEmitted = -1;
+  private closed = false;
+  /** Encoders kept failing (e.g. no ffmpeg): nothing more is started. */
+  private failed = false;
+  private consecutiveFailures = 0;
+  readonly stats: VideoEncoderStats = { submitted: 0, encoded: 0, dropped: 0, handovers: 0 };
+
+  constructor(private readonly options: VideoEncoderOptions) {
+    this.binary = options.ffmpegPath ?? ffmpegBinary();
+    this.maxInFlight = options.maxInFlight ?? 3;
+    this.handoverTimeoutMs = options.handoverTimeoutMs ?? 1000;
+  }
+
+  /** Encodes one frame; false when it was dropped because the encoder is behind (or closed). */
+  encode(frame: AvFrame): boolean {
+    if (this.closed || this.failed) return false;
+    this.stats.submitted++;
+    const { video } = frame;
+    if (video.width !== this.options.encoding.width || video.height !== this.options.encoding.height) {
+      throw new Error(
+        `frame is ${video.width}x${video.height}, the encoder takes ${this.options.encoding.width}x${this.options.encoding.height}`,
+      );
+    }
+    if (!this.active) {
+      this.active = this.takeSpare();
+      this.ensureSpare();
+    }
+    const incoming = this.incoming;
+    if (incoming && incoming.process.inFlight < this.limit(incoming.process)) {
+      incoming.firstIndex ??= frame.index;
+      incoming.process.write(frame.index, video.data);
+    }
+    if (this.active.inFlight >= this.limit(this.active)) {
+      if (!incoming) this.stats.dropped++;
+      return incoming !== undefined;
+    }
+    this.active.write(frame.index, video.data);
+    return true;
+  }
+
+  /** A process still starting up (spawn, encoder setup) may hold a few more frames before its first output. */
+  private limit(process: EncoderProcess): number {
+    return process.started ? this.maxInFlight : this.maxInFlight + STARTUP_ALLOWANCE;
+  }
+
+  /** The next frame out will be a keyframe (for a new viewer, or a viewer's PLI). */
+  requestKeyframe(): void {
+    if (this.closed || !this.active || this.incoming) return;
+    const process = this.takeSpare();
+    const timer = setTimeout(() => this.abandonHandover(), this.handoverTimeoutMs);
+    this.incoming = { process, firstIndex: undefined, timer };
+  }
+
+  private takeSpare(): EncoderProcess {
+    const spare = this.spare?.alive ? this.spare : undefined;
+    this.spare = undefined;
+    return spare ?? this.start();
+  }
+
+  private ensureSpare(): void {
+    if (!this.closed && !this.failed && !this.spare) this.spare = this.start();
+  }
+
+  private start(): EncoderProcess {
+    return new EncoderProcess(
+      this.binary,
+      this.options.encoding,
+      (output, from) => this.output(output, from),
+      (error, from) => this.failure(error, from),
+    );
+  }
+
+  private output(output: EncoderOutput, from: EncoderProcess): void {
+    if (this.closed) return;
+    const incoming = this.incoming;
+    if (incoming && from === incoming.process) {
+      // The fresh encoder's first output is its keyframe: it takes over from here.
+      clearTimeout(incoming.timer);
+      const old = this.active;
+      this.active = from;
+      this.incoming = undefined;
+      this.stats.handovers++;
+      void old?.close();
+      setImmediate(() => this.ensureSpare());
+    } else if (from !== this.active) {
+      return;
+    } else if (incoming?.firstIndex !== undefined && output.index >= incoming.firstIndex) {
+      // Held back: the incoming encoder's keyframe will carry this index.
+      return;
+    }
+    if (output.index <= this.lastEmitted) return;
+    this.lastEmitted = output.index;
+    this.stats.encoded++;
+    this.consecutiveFailures = 0;
+    this.options.onFrame({
+      index: output.index,
+      codec: this.options.encoding.codec,
+      data: output.data,
+      keyframe: output.keyframe,
+    });
+  }
+
+  private abandonHandover(): void {
+    const incoming = this.incoming;
+    if (!incoming) return;
+    this.incoming = undefined;
+    void incoming.process.close();
+  }
+
+  private failure(error: Error, from: EncoderProcess): void {
+    void from.close();
+    if (this.closed) return;
+    if (from === this.spare) this.spare = undefined;
+    if (this.incoming?.process === from) {
+      clearTimeout(this.incoming.timer);
+      this.incoming = undefined;
+    }
+    if (from === this.active) this.active = undefined; // the next frame starts a fresh one (a keyframe)
+    this.consecutiveFailures++;
+    if (this.consecutiveFailures >= 3 && !this.failed) {
+      this.failed = true;
+      for (const p of [this.active, this.spare]) void p?.close();
+      this.active = this.spare = undefined;
+      this.options.onError?.(error);
+    }
+  }
+
+  /** Stops every encoder process; resolves once all of them have exited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.incoming) clearTimeout(this.incoming.timer);
+    const processes = [this.active, this.incoming?.process, this.spare].filter((p) => p !== undefined);
+    this.active = this.spare = this.incoming = undefined;
+    await Promise.all(processes.map((p) => p.close()));
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * A WHEP viewer in Node (libdatachannel as the receiver): makes a recvonly offer, hands it to a
+ * negotiator (HTTP POST to a WHEP endpoint, or a direct call in tests), sets the answer, and turns the
+ * RTP it receives back into video frames and Opus packets with their RTP times and the sender reports.
+ */
+import ndc from "node-datachannel";
+import type { VideoCodecName } from "../frames.js";
+import { H264Depacketizer, isH264Keyframe } from "../rtp/h264.js";
+import { buildReceiverReport, parseRtcp } from "../rtp/rtcp.js";
+import { isRtcp, parseRtpPacket, random32 } from "../rtp/rtp-packet.js";
+import { isVp8Keyframe, Vp8Depacketizer } from "../rtp/vp8.js";
+import { closePeerConnection, createPeerConnection, gatheringComplete } from "./peer-connection.js";
+import type { RtcSettings } from "./rtc-settings.js";
+import { H264_FMTP } from "./sdp-offer.js";
+
+export interface ReceivedVideoFrame {
+  codec: VideoCodecName;
+  rtpTimestamp: number;
+  data: Uint8Array;
+  keyframe: boolean;
+  receivedAt: number;
+}
+
+export interface ReceivedAudioPacket {
+  rtpTimestamp: number;
+  data: Uint8Array;
+  receivedAt: number;
+}
+
+export interface ReceivedSenderReport {
+  kind: "video" | "audio";
+  ntpMs: number;
+  rtpTimestamp: number;
+}
+
+/** Sends the offer to the server, returns its answer and how to end the viewer (WHEP DELETE). */
+export type WhepNegotiator = (offerSdp: string) => Promise<{ answerSdp: string; end?: () => Promise<void> }>;
+
+export interface WhepViewerOptions {
+  /** Video codecs offered (default both). */
+  codecs?: VideoCodecName[];
+  /** Attach libdatachannel's receiving session on video: sends receiver reports and lets us send PLI (but swallows the video sender reports). */
+  keyframeRequests?: boolean;
+  settings?: RtcSettings;
+  onVideoFrame?: (frame: ReceivedVideoFrame) => void;
+  onAudioPacket?: (packet: ReceivedAudioPacket) => void;
+  onSenderReport?: (report: ReceivedSenderReport) => void;
+}
+
+const OFFER_PT = { H264: 102, VP8: 96, opus: 111 } as const;
+
+/** A WHEP endpoint over HTTP: POST the offer (201 + Location), DELETE the location to end. */
+export function whepOverHttp(url: string, headers: Record<string, string> = {}): WhepNegotiator {
+  return async (offerSdp) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/sdp" },
+      body: offerSdp,
+    });
+    const body = await response.text();
+    if (response.status !== 201)
+      throw new Error(`WHEP POST ${url}: ${response.status} ${body.slice(0, 300)}`);
+    const location = response.headers.get("location");
+    const resource = location ? new URL(location, url).toString() : undefined;
+    return {
+      answerSdp: body,
+      end: async () => {
+        if (resource) await fetch(resource, { method: "DELETE", headers });
+      },
+    };
+  };
+}
+
+export class WhepViewer {
+  readonly stats = { videoFrames: 0, keyframes: 0, audioPackets: 0, lostPackets: 0, senderReports: 0 };
+  videoCodec: VideoCodecName = "H264";
+  private end: (() => Promise<void>) | undefined;
+  private readonly ownSsrc = random32();
+  private audioSourceSsrc = 0;
+  private reportTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private connectedResolve!: () => void;
+  readonly connected = new Promise<void>((resolve) => {
+    this.connectedResolve = resolve;
+  });
+
+  private constructor(
+    private readonly pc: ndc.PeerConnection,
+    private readonly videoTrack: ndc.Track,
+    // Held so the native track lives as long as the viewer (an unreferenced wrapper is collected and
+    // takes its track with it).
+    readonly audioTrack: ndc.Track,
+    private readonly options: WhepViewerOptions,
+  ) {}
+
+  static async connect(negotiate: WhepNegotiator, options: WhepViewerOptions = {}): Promise<WhepViewer> {
+    const pc = createPeerConnection("whep-viewer", options.settings ?? { iceServers: [] }, "offerer");
+    try {
+      const video = new ndc.Video("0", "RecvOnly");
+      for (const codec of options.codecs ?? ["H264", "VP8"]) {
+        if (codec === "H264") video.addH264Codec(OFFER_PT.H264, H264_FMTP);
+        else video.addVP8Codec(OFFER_PT.VP8);
+      }
+      // sendrecv (the server answers sendonly): libdatachannel sends nothing on a recvonly track, and we
+      // send a receiver report every second on this one, as browsers do, so the server knows we are here.
+      const audio = new ndc.Audio("1", "SendRecv");
+      audio.addOpusCodec(OFFER_PT.opus);
+      const videoTrack = pc.addTrack(video);
+      const audioTrack = pc.addTrack(audio);
+      const viewer = new WhepViewer(pc, videoTrack, audioTrack, options);
+      if (options.keyframeRequests) videoTrack.setMediaHandler(new ndc.RtcpReceivingSession());
+      viewer.receive(videoTrack, "video");
+      viewer.receive(audioTrack, "audio");
+      pc.setLocalDescription();
+      await gatheringComplete(pc, 5000);
+      const offer = pc.localDescription();
+      if (!offer) throw new Error("no local offer");
+      // Our candidates stay out of the offer: the server then cannot finish ICE (and start DTLS) before
+      // we hold its answer, a race libdatachannel loses by waiting out a 1 s DTLS retransmission. It
+      // learns our address from our own checks (peer-reflexive).
+      const { answerSdp, end } = await negotiate(offer.sdp.replace(/^a=candidate:.*\r?\n/gm, ""));
+      viewer.end = end;
+      const videoPt = /^m=video \S+ \S+ (\d+)/m.exec(answerSdp)?.[1];
+      viewer.videoCodec = Number(videoPt) === OFFER_PT.VP8 ? "VP8" : "H264";
+      pc.setRemoteDescription(answerSdp, "answer");
+      viewer.reportTimer = setInterval(() => viewer.sendReceiverReport(), 1000);
+      viewer.reportTimer.unref();
+      return viewer;
+    } catch (error) {
+      closePeerConnection(pc);
+      throw error;
+    }
+  }
+
+  private receive(track: ndc.Track, kind: "video" | "audio"): void {
+    const h264 = new H264Depacketizer();
+    const vp8 = new Vp8Depacketizer();
+    let expected: number | undefined;
+    let opened = false;
+    track.onOpen(() => {
+      opened = true;
+      this.connectedResolve();
+    });
+    track.onMessage((message) => {
+      if (!opened) this.connectedResolve();
+      const receivedAt = Date.now();
+      if (isRtcp(message)) {
+        for (const item of parseRtcp(message)) {
+          if (item.type !== "sender-report") continue;
+          this.stats.senderReports++;
+          this.options.onSenderReport?.({ kind, ntpMs: item.ntpMs, rtpTimestamp: item.rtpTimestamp });
+        }
+        return;
+      }
+      const packet = parseRtpPacket(message);
+      if (!packet) return;
+      if (expected !== undefined && packet.sequenceNumber !== expected) {
+        this.stats.lostPackets += (packet.sequenceNumber - expected) & 0xffff;
+        h264.reset();
+        vp8.reset();
+      }
+      expected = (packet.sequenceNumber + 1) & 0xffff;
+      if (kind === "audio") {
+        this.audioSourceSsrc = packet.ssrc;
+        this.stats.audioPackets++;
+        this.options.onAudioPacket?.({ rtpTimestamp: packet.timestamp, data: packet.payload, receivedAt });
+        return;
+      }
+      const codec = this.videoCodec;
+      const data =
+        codec === "H264" ? h264.push(packet.payload, packet.marker) : vp8.push(packet.payload, packet.marker);
+      if (!data) return;
+      const keyframe = codec === "H264" ? isH264Keyframe(data) : isVp8Keyframe(data);
+      this.stats.videoFrames++;
+      if (keyframe) this.stats.keyframes++;
+      this.options.onVideoFrame?.({ codec, rtpTimestamp: packet.timestamp, data, keyframe, receivedAt });
+    });
+  }
+
+  private sendReceiverReport(): void {
+    if (this.closed || this.audioSourceSsrc === 0) return;
+    try {
+      this.audioTrack.sendMessageBinary(buildReceiverReport(this.ownSsrc, this.audioSourceSsrc));
+    } catch {
+      // not open (yet, or any more)
+    }
+  }
+
+  /** Sends a PLI (needs `keyframeRequests`). */
+  requestKeyframe(): boolean {
+    return this.videoTrack.requestKeyframe();
+  }
+
+  /** The peer's connection state (libdatachannel's names). */
+  get state(): string {
+    return this.pc.state();
+  }
+
+  /** Ends the viewer: WHEP DELETE (unless `silently`, as a viewer that vanishes would), then the peer. */
+  async close(options: { silently?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.reportTimer);
+    if (!options.silently) await this.end?.().catch(() => {});
+    closePeerConnection(this.pc);
+  }
+}

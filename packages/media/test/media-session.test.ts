@@ -1,0 +1,168 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { syntheticFrames } from "../src/bench/synthetic-frames.js";
+import { liveEncoderProcesses } from "../src/encode/encoder-process.js";
+import { type VideoCodecName, videoSize } from "../src/frames.js";
+import { MediaSession } from "../src/media-session.js";
+import { MkvRecorder } from "../src/record/recorder.js";
+import { livePeerConnections } from "../src/webrtc/peer-connection.js";
+import { WhepError } from "../src/webrtc/whep-errors.js";
+import { WhepViewer, type WhepViewerOptions } from "../src/webrtc/whep-viewer.js";
+import { decodeWithFfmpeg } from "./ffmpeg-decode.js";
+
+const dir = await mkdtemp(join(tmpdir(), "media-session-"));
+const { width, height } = videoSize("low");
+const sessions: MediaSession[] = [];
+
+function startSession(
+  codec: VideoCodecName,
+  viewerTimeouts?: { connectMs?: number; disconnectGraceMs?: number; silenceMs?: number },
+) {
+  const gone: string[] = [];
+  const session = new MediaSession({
+    frames: syntheticFrames({ width, height, realtime: true }),
+    video: { codec, width, height },
+    rtc: { iceServers: [], bindAddress: "127.0.0.1" },
+    ...(viewerTimeouts ? { viewerTimeouts } : {}),
+    onViewerGone: (id, reason) => gone.push(`${id}:${reason}`),
+  });
+  sessions.push(session);
+  return { session, gone };
+}
+
+/** A Node viewer negotiating directly with the session (the gateway's route does the same over HTTP). */
+function watch(session: MediaSession, options: WhepViewerOptions = {}) {
+  let viewerId = "";
+  const viewer = WhepViewer.connect(
+    async (offer) => {
+      const answer = await session.addViewer(offer);
+      viewerId = answer.viewerId;
+      return { answerSdp: answer.answerSdp, end: async () => session.removeViewer(answer.viewerId) };
+    },
+    { settings: { iceServers: [], bindAddress: "127.0.0.1" }, ...options },
+  );
+  return viewer.then((v) => ({ viewer: v, viewerId }));
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await sleep(20);
+  }
+}
+
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.close()));
+  expect(liveEncoderProcesses()).toBe(0);
+  expect(livePeerConnections()).toBe(0);
+});
+
+describe("media session over WHEP", () => {
+  it.each(["H264", "VP8"] as const)(
+    "%s: two viewers each receive decodable video and audio",
+    async (codec) => {
+      const { session } = startSession(codec);
+      const recorders = [0, 1].map((i) => new MkvRecorder(join(dir, `two-${codec}-${i}.mkv`)));
+      const viewers = await Promise.all(
+        recorders.map((r) => watch(session, { codecs: ["H264", "VP8"], ...r.viewerCallbacks() })),
+      );
+      expect(viewers.every(({ viewer }) => viewer.videoCodec === codec)).toBe(true);
+      await until(() => viewers.every(({ viewer }) => viewer.stats.videoFrames >= 40));
+      for (const { viewer } of viewers) await viewer.close();
+      for (const recorder of recorders) {
+        const summary = await recorder.close();
+        expect(summary.timeline).toBe("sender-reports");
+        const decoded = decodeWithFfmpeg(summary.path);
+        expect(decoded).toMatchObject({ width, height });
+        expect(decoded.videoFrames).toBeGreaterThanOrEqual(35);
+        expect(decoded.audioSeconds).toBeGreaterThan(1.2);
+        // The synthetic tone is in the audio (not only silence).
+        expect(Math.max(...decoded.pcm.subarray(0, 48_000 * 2).map(Math.abs))).toBeGreaterThan(3000);
+      }
+      expect(session.viewerCount).toBe(0);
+      // Nobody watches: the encoders are gone.
+      await until(() => liveEncoderProcesses() === 0);
+    },
+  );
+
+  it("refuses a fifth viewer with too_many_viewers, and takes one again after a DELETE", async () => {
+    const { session } = startSession("H264");
+    const viewers = await Promise.all([0, 1, 2, 3].map(() => watch(session)));
+    const fifth = await watch(session).catch((e: unknown) => e);
+    expect(fifth).toBeInstanceOf(WhepError);
+    expect((fifth as WhepError).kind).toBe("too_many_viewers");
+    expect(livePeerConnections()).toBe(8); // four viewers and their four server peers, the fifth left nothing
+    await viewers[0]!.viewer.close();
+    expect(session.viewerCount).toBe(3);
+    const again = await watch(session);
+    expect(session.viewerCount).toBe(4);
+    for (const { viewer } of [again, ...viewers]) await viewer.close();
+    expect(() => session.removeViewer(viewers[1]!.viewerId)).toThrow(WhepError);
+  });
+
+  it("refuses a bad offer before making a peer", async () => {
+    const { session } = startSession("H264");
+    const error = await session.addViewer("v=0\r\nnot an offer").catch((e: unknown) => e);
+    expect((error as WhepError).kind).toBe("bad_offer");
+    expect(livePeerConnections()).toBe(0);
+  });
+
+  it("cleans up a viewer that vanishes without DELETE", async () => {
+    const { session, gone } = startSession("H264", { disconnectGraceMs: 300, silenceMs: 1500 });
+    const { viewer, viewerId } = await watch(session);
+    await until(() => viewer.stats.videoFrames > 5);
+    await viewer.close({ silently: true });
+    await until(() => session.viewerCount === 0, 20_000);
+    expect(gone[0]).toMatch(new RegExp(`^${viewerId}:`));
+    await until(() => liveEncoderProcesses() === 0);
+  });
+
+  it("drops a viewer that never connects", async () => {
+    const { session, gone } = startSession("VP8", { connectMs: 300 });
+    const offerOnly = await new Promise<string>((resolve, reject) => {
+      WhepViewer.connect(async (offer) => {
+        resolve(offer);
+        throw new Error("abandoned");
+      }).catch(() => {});
+      setTimeout(() => reject(new Error("no offer")), 5000);
+    });
+    await session.addViewer(offerOnly);
+    expect(session.viewerCount).toBe(1);
+    await until(() => session.viewerCount === 0);
+    expect(gone[0]).toMatch(/never-connected/);
+  });
+
+  it("gives a late joiner a keyframe of its own, and answers a viewer's PLI", async () => {
+    const { session } = startSession("H264");
+    const first = await watch(session, { keyframeRequests: true });
+    await until(() => first.viewer.stats.videoFrames > 10);
+    const firstKeyframes = first.viewer.stats.keyframes;
+    const late = await watch(session);
+    await until(() => late.viewer.stats.videoFrames > 3);
+    expect(late.viewer.stats.keyframes).toBeGreaterThanOrEqual(1);
+    // The handover reached the first viewer as a keyframe too, without a gap.
+    expect(first.viewer.stats.keyframes).toBeGreaterThan(firstKeyframes);
+    expect(first.viewer.stats.lostPackets).toBe(0);
+    const before = session.stats.video.handovers;
+    expect(first.viewer.requestKeyframe()).toBe(true);
+    await until(() => session.stats.video.handovers > before);
+    const ms = session.stats.firstFrameAfterAnswerMs;
+    expect(ms).toHaveLength(2);
+    await first.viewer.close();
+    await late.viewer.close();
+  });
+
+  it("encodes nothing while nobody watches, and taps see every raw frame", async () => {
+    const { session } = startSession("H264");
+    let tapped = 0;
+    const untap = session.tap(() => tapped++);
+    await until(() => tapped >= 5);
+    expect(liveEncoderProcesses()).toBe(0);
+    expect(session.stats.video.submitted).toBe(0);
+    untap();
+  });
+});

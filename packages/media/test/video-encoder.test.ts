@@ -1,0 +1,147 @@
+import { writeFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { syntheticFrame, syntheticFrames } from "../src/bench/synthetic-frames.js";
+import { liveEncoderProcesses } from "../src/encode/encoder-process.js";
+import { OpusEncoder } from "../src/encode/opus-encoder.js";
+import { VideoEncoder } from "../src/encode/video-encoder.js";
+import type { EncodedVideoFrame } from "../src/encode/video-encoding.js";
+import { videoSize } from "../src/frames.js";
+import { decodeWithFfmpeg } from "./ffmpeg-decode.js";
+
+const dir = await mkdtemp(join(tmpdir(), "media-encoder-"));
+
+/** A minimal IVF file around VP8 frames, so ffmpeg can decode them. */
+function ivf(frames: EncodedVideoFrame[], width: number, height: number): Buffer {
+  const header = Buffer.alloc(32);
+  header.write("DKIF", 0, "latin1");
+  header.writeUInt16LE(32, 6);
+  header.write("VP80", 8, "latin1");
+  header.writeUInt16LE(width, 12);
+  header.writeUInt16LE(height, 14);
+  header.writeUInt32LE(25, 16);
+  header.writeUInt32LE(1, 20);
+  header.writeUInt32LE(frames.length, 24);
+  const parts = [header];
+  for (const f of frames) {
+    const h = Buffer.alloc(12);
+    h.writeUInt32LE(f.data.length, 0);
+    h.writeBigUInt64LE(BigInt(f.index), 4);
+    parts.push(h, Buffer.from(f.data));
+  }
+  return Buffer.concat(parts);
+}
+
+async function encodeAll(codec: "H264" | "VP8", count: number, keyframeAt?: number) {
+  const { width, height } = videoSize("low");
+  const out: EncodedVideoFrame[] = [];
+  const encoder = new VideoEncoder({
+    encoding: { codec, width, height },
+    onFrame: (f) => out.push(f),
+    maxInFlight: 1000,
+  });
+  for await (const frame of syntheticFrames({ width, height, count })) {
+    if (frame.index === keyframeAt) encoder.requestKeyframe();
+    encoder.encode(frame);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const deadline = Date.now() + 10_000;
+  while (out.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const stats = { ...encoder.stats };
+  await encoder.close();
+  return { out, stats, width, height };
+}
+
+afterAll(() => expect(liveEncoderProcesses()).toBe(0));
+
+describe("video encoder", () => {
+  it("H264: one access unit per frame, in order, decodable to the right number and size of frames", async () => {
+    const { out, width, height } = await encodeAll("H264", 30);
+    expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
+    expect(out[0]!.keyframe).toBe(true);
+    const file = join(dir, "out.h264");
+    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
+    const decoded = decodeWithFfmpeg(file);
+    expect(decoded).toMatchObject({ width, height, videoFrames: 30 });
+    // Constrained baseline: profile_idc 66 with constraint_set1.
+    const sps = out[0]!.data.subarray(4);
+    expect(sps[0]! & 0x1f).toBe(7);
+    expect(sps[1]).toBe(0x42);
+    expect(sps[2]! & 0x40).toBe(0x40);
+  });
+
+  it("VP8: one frame per frame, decodable to the right number and size of frames", async () => {
+    const { out, width, height } = await encodeAll("VP8", 30);
+    expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
+    const file = join(dir, "out.ivf");
+    writeFileSync(file, ivf(out, width, height));
+    expect(decodeWithFfmpeg(file)).toMatchObject({ width, height, videoFrames: 30 });
+  });
+
+  it.each(["H264", "VP8"] as const)(
+    "%s: a keyframe request makes the next frame a keyframe, nothing skipped",
+    async (codec) => {
+      const { out, stats } = await encodeAll(codec, 30, 15);
+      expect(stats.handovers).toBe(1);
+      expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
+      expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 15]);
+      const file = join(dir, `handover.${codec}`);
+      writeFileSync(file, codec === "H264" ? Buffer.concat(out.map((f) => f.data)) : ivf(out, 640, 360));
+      expect(decodeWithFfmpeg(file).videoFrames).toBe(30);
+    },
+  );
+
+  it("drops frames (and counts them) instead of queueing when the encoder is behind", async () => {
+    const { width, height } = videoSize("low");
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width, height },
+      onFrame: () => {},
+      maxInFlight: 2,
+    });
+    let accepted = 0;
+    for await (const frame of syntheticFrames({ width, height, count: 40 }))
+      if (encoder.encode(frame)) accepted++;
+    expect(encoder.stats.dropped).toBe(40 - accepted);
+    expect(encoder.stats.dropped).toBeGreaterThan(0);
+    await encoder.close();
+  });
+
+  it("refuses a frame of the wrong size", async () => {
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width: 640, height: 360 },
+      onFrame: () => {},
+    });
+    const frame = syntheticFrame(0, { width: 320, height: 180 }, Date.now());
+    expect(() => encoder.encode(frame)).toThrow(/320x180/);
+    await encoder.close();
+  });
+
+  it("reports an encoder that cannot start, and stops trying", async () => {
+    const errors: Error[] = [];
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width: 640, height: 360 },
+      onFrame: () => {},
+      onError: (e) => errors.push(e),
+      ffmpegPath: "/nonexistent/ffmpeg",
+    });
+    for await (const frame of syntheticFrames({ width: 640, height: 360, count: 10 })) {
+      encoder.encode(frame);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(errors.length).toBe(1);
+    await encoder.close();
+  });
+});
+
+describe("opus encoder", () => {
+  it("makes two 20 ms packets per 40 ms frame and refuses odd lengths", () => {
+    const opus = new OpusEncoder();
+    const packets = opus.encode(new Int16Array(1920));
+    expect(packets).toHaveLength(2);
+    expect(() => opus.encode(new Int16Array(100))).toThrow(/multiples of 960/);
+    opus.close();
+    expect(() => opus.encode(new Int16Array(960))).toThrow(/closed/);
+  });
+});

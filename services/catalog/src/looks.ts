@@ -1,0 +1,118 @@
+import {
+  AvatarLookSchema,
+  type AvatarLookSource,
+  type CatalogService,
+  PosterOrientation,
+} from "@avatar/contracts/catalog";
+import {
+  decodeLook,
+  generateLook,
+  keyOfLook,
+  LookError,
+  LookParamsError,
+  lookRequestOf,
+  RasterCache,
+  renderPoster,
+  resolveLookParams,
+} from "@avatar/media";
+import { conflict, invalidRequest } from "@avatar/runtime";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Kysely } from "kysely";
+import { cacheGeneratedLook, findLook, type LookInput } from "./look-repository.js";
+import type { AvatarRow, CatalogDatabase, LookSeedFields } from "./schema.js";
+
+/**
+ * Avatars' looks: what an import gives (a finished look, checked here, or a seed), what the renderer
+ * reads (GetAvatarLook; a seed's look is generated on first read and kept), and posters. An avatar
+ * imported without a look gets one generated from its id, so every avatar can be rendered unless its
+ * uploaded look cannot; that one is INIT with the reason in error_message.
+ */
+
+/** The look an import asks for; `invalid` carries why an uploaded look cannot be rendered. */
+export function lookInputOf(source: AvatarLookSource | undefined, where: string): LookInput | undefined {
+  const given = source?.source;
+  if (!given || given.case === undefined) return undefined;
+  if (given.case === "seed") {
+    const fields: LookSeedFields = {
+      seed: given.value.seed,
+      presentation: given.value.presentation,
+      skin_tone: given.value.skinTone,
+      hair_style: given.value.hairStyle,
+      hair_color: given.value.hairColor,
+      outfit: given.value.outfit,
+      background: given.value.background,
+    };
+    if (fields.seed === "")
+      throw invalidRequest(`${where}: look seed must not be empty`, { field: "look_source.seed" });
+    try {
+      resolveLookParams(lookRequestOf(fields));
+    } catch (err) {
+      if (err instanceof LookParamsError) {
+        throw invalidRequest(`${where}: look ${err.message}`, { field: `look_source.seed.${err.field}` });
+      }
+      throw err;
+    }
+    for (const key of Object.keys(fields)) if (fields[key] === "") delete fields[key];
+    return { kind: "seed", seed: fields };
+  }
+  try {
+    decodeLook(given.value);
+  } catch (err) {
+    if (err instanceof LookError) return { kind: "invalid", error: `look ${err.message}` };
+    throw err;
+  }
+  return { kind: "upload", look: toBinary(AvatarLookSchema, given.value), lookKey: keyOfLook(given.value) };
+}
+
+type LookRpcs = Pick<ServiceImpl<typeof CatalogService>, "getAvatarLook" | "getAvatarPoster">;
+
+const POSTERS_KEPT = 64;
+
+export function lookRpcs(
+  db: Kysely<CatalogDatabase>,
+  visibleAvatar: (spaceId: string, avatarId: string) => Promise<AvatarRow>,
+  findAnyAvatar: (avatarId: string) => Promise<AvatarRow>,
+): LookRpcs {
+  const posters = new Map<string, Uint8Array>();
+  // Posters are rendered at one size; a small cache of its own keeps them from evicting session rasters.
+  const rasters = new RasterCache(64 * 1024 * 1024);
+
+  async function lookOf(avatar: AvatarRow) {
+    const row = await findLook(db, avatar.id);
+    if (row?.error) {
+      throw conflict(`Avatar ${avatar.id} cannot be rendered: ${row.error}`, {
+        reason: "AVATAR_LOOK_INVALID",
+        field: "avatar_id",
+      });
+    }
+    if (row?.look) return { look: fromBinary(AvatarLookSchema, row.look), lookKey: row.look_key };
+    const seed = row?.seed ?? { seed: avatar.id };
+    const look = generateLook(lookRequestOf(seed));
+    const lookKey = keyOfLook(look);
+    await cacheGeneratedLook(db, avatar.id, JSON.stringify(seed), toBinary(AvatarLookSchema, look), lookKey);
+    return { look, lookKey };
+  }
+
+  return {
+    async getAvatarLook(req) {
+      return lookOf(await visibleAvatar(req.spaceId, req.avatarId));
+    },
+
+    async getAvatarPoster(req) {
+      const avatar = req.anySpace
+        ? await findAnyAvatar(req.avatarId)
+        : await visibleAvatar(req.spaceId, req.avatarId);
+      const { look, lookKey } = await lookOf(avatar);
+      const orientation = req.orientation === PosterOrientation.VERTICAL ? "vertical" : "horizontal";
+      const key = `${lookKey}:${orientation}`;
+      let png = posters.get(key);
+      if (!png) {
+        png = renderPoster(look, { orientation, lookKey, cache: rasters });
+        posters.set(key, png);
+        if (posters.size > POSTERS_KEPT) posters.delete(posters.keys().next().value as string);
+      }
+      return { png, lookKey };
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import {
+  AvatarLookSchema,
+  type AvatarLookSourceSchema,
+  AvatarStatus,
+  CatalogService,
+  PosterOrientation,
+} from "@avatar/contracts/catalog";
+import { generateLook } from "@avatar/media";
+import { errorDetailOf } from "@avatar/runtime";
+import { callDirectly } from "@avatar/testkit";
+import { clone, type MessageInitShape } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { findLook } from "../src/look-repository.js";
+import { catalogService } from "../src/service.js";
+import {
+  type CatalogTestDb,
+  clearCatalog,
+  failure,
+  openCatalogDb,
+  SPACE_A,
+  SPACE_B,
+  testUuid,
+} from "./support.js";
+
+let t: CatalogTestDb;
+let catalog: ReturnType<typeof callDirectly<typeof CatalogService>>;
+const look = generateLook({ seed: "catalog-test", presentation: "masculine" }, 0.3);
+
+beforeAll(async () => {
+  t = await openCatalogDb();
+  catalog = callDirectly(CatalogService, catalogService(t.db));
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(async () => {
+  await clearCatalog(t.db);
+});
+
+const importOne = (lookSource: MessageInitShape<typeof AvatarLookSourceSchema>) =>
+  catalog.importAvatars({ avatars: [{ id: testUuid(), name: "Looked", spaceId: SPACE_A, lookSource }] });
+
+describe("avatar looks", () => {
+  it("stores an uploaded look and gives it back, with a stable key", async () => {
+    const [avatar] = (await importOne({ source: { case: "look", value: look } })).avatars;
+    expect(avatar?.status).toBe(AvatarStatus.ACTIVE);
+    const first = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: avatar?.id ?? "" });
+    expect(first.look?.mouths.length).toBe(look.mouths.length);
+    expect(first.look?.headPng).toEqual(look.headPng);
+    const again = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: avatar?.id ?? "" });
+    expect(again.lookKey).toBe(first.lookKey);
+    expect(first.lookKey).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it("makes an avatar whose look cannot be rendered INIT, with the reason", async () => {
+    const broken = clone(AvatarLookSchema, look);
+    broken.mouths = broken.mouths.filter((m) => m.name !== "AI");
+    const [avatar] = (await importOne({ source: { case: "look", value: broken } })).avatars;
+    expect(avatar?.status).toBe(AvatarStatus.INIT);
+    expect(avatar?.errorMessage).toBe("look mouths: missing visemes AI");
+    const err = await failure(catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: avatar?.id ?? "" }));
+    expect(err.code).toBe(Code.FailedPrecondition);
+    expect(errorDetailOf(err)?.reason).toBe("AVATAR_LOOK_INVALID");
+
+    const corrupt = clone(AvatarLookSchema, look);
+    corrupt.bodyPng = corrupt.bodyPng.slice(0, corrupt.bodyPng.length - 30);
+    const [other] = (await importOne({ source: { case: "look", value: corrupt } })).avatars;
+    expect(other?.status).toBe(AvatarStatus.INIT);
+    expect(other?.errorMessage).toBe("look body_png: is truncated");
+  });
+
+  it("refuses a seed with unknown choices (400 naming the field), storing nothing", async () => {
+    const id = testUuid();
+    const err = await failure(
+      catalog.importAvatars({
+        avatars: [
+          {
+            id,
+            name: "Seeded",
+            spaceId: SPACE_A,
+            lookSource: { source: { case: "seed", value: { seed: "x", hairStyle: "mohawk" } } },
+          },
+        ],
+      }),
+    );
+    expect(err.code).toBe(Code.InvalidArgument);
+    expect(errorDetailOf(err)?.field).toBe("look_source.seed.hair_style");
+    expect(await findLook(t.db, id)).toBeUndefined();
+  });
+
+  it("generates a look from the seed (or from the id) on first read and keeps it", async () => {
+    const [avatar] = (
+      await importOne({ source: { case: "seed", value: { seed: "ada", presentation: "feminine" } } })
+    ).avatars;
+    expect(avatar?.status).toBe(AvatarStatus.ACTIVE);
+    expect((await findLook(t.db, avatar?.id ?? ""))?.look).toBeNull();
+    const first = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: avatar?.id ?? "" });
+    expect(first.look?.width).toBeGreaterThan(0);
+    expect((await findLook(t.db, avatar?.id ?? ""))?.look_key).toBe(first.lookKey);
+    const again = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: avatar?.id ?? "" });
+    expect(again.lookKey).toBe(first.lookKey);
+  });
+
+  it("serves looks and posters only to the owner (or anyone for public avatars), posters as PNG", async () => {
+    const [avatar] = (await importOne({ source: { case: "look", value: look } })).avatars;
+    const id = avatar?.id ?? "";
+    expect((await failure(catalog.getAvatarLook({ spaceId: SPACE_B, avatarId: id }))).code).toBe(
+      Code.NotFound,
+    );
+    expect((await failure(catalog.getAvatarPoster({ spaceId: SPACE_B, avatarId: id }))).code).toBe(
+      Code.NotFound,
+    );
+    expect((await failure(catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: "nope" }))).code).toBe(
+      Code.NotFound,
+    );
+    const poster = await catalog.getAvatarPoster({
+      spaceId: SPACE_A,
+      avatarId: id,
+      orientation: PosterOrientation.VERTICAL,
+    });
+    expect([...poster.png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    // 720x1280: width and height are in the IHDR chunk.
+    const view = Buffer.from(poster.png);
+    expect([view.readUInt32BE(16), view.readUInt32BE(20)]).toEqual([720, 1280]);
+    const embed = await catalog.getAvatarPoster({ spaceId: "", avatarId: id, anySpace: true });
+    expect([Buffer.from(embed.png).readUInt32BE(16)]).toEqual([1280]);
+  });
+});

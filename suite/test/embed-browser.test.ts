@@ -1,0 +1,205 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ADA, CHLOE, grant, key } from "./sessions-support.js";
+import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
+
+/**
+ * The embed page as a visitor meets it, in a real Chromium: start, talk by typing, end and start again,
+ * on a phone held both ways, with a keyboard and what a screen reader is told; and the failures a
+ * visitor can meet, in plain words.
+ */
+
+const available = browserAvailable("the embed page's browser tests");
+
+let suite: TestSuite;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  suite = await startTestSuite();
+  await grant(suite, "100");
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await suite?.stop();
+});
+// The visitors' endpoint is limited per client IP (10/s), and every test here comes from one address.
+beforeEach(atNextSecond);
+
+async function embedUrl(body: Record<string, unknown>): Promise<string> {
+  const res = await suite.request("POST", "/v2/embeddings", { headers: key(suite.apiKey), body });
+  const payload = await json(res);
+  expect(res.status, JSON.stringify(payload)).toBe(200);
+  return payload.data.url;
+}
+
+/** Screenshots for people to look at (CI keeps .ci/out). */
+const SHOTS = path.resolve(".ci/out/embed");
+mkdirSync(SHOTS, { recursive: true });
+
+const PHONE_PORTRAIT = { width: 390, height: 844 };
+const PHONE_LANDSCAPE = { width: 844, height: 390 };
+
+async function open(url: string, viewport = PHONE_PORTRAIT): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  page.on("pageerror", (err: Error) => {
+    throw err;
+  });
+  await page.goto(url);
+  return page;
+}
+
+/**
+ * What functions run in the page see of it (this project's TypeScript has no DOM types; the page's CSP
+ * forbids evaluating strings, so probes are functions, serialized: they can use no outer name).
+ */
+interface PageGlobals {
+  avatarEmbed: { state: string };
+  document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> };
+  getComputedStyle(element: unknown): { opacity: string };
+}
+
+/** Waits until the page's embed is in `state`. */
+const inState = (page: Page, state: string) =>
+  page.waitForFunction(
+    (wanted) => (globalThis as unknown as PageGlobals).avatarEmbed.state === wanted,
+    state,
+    { timeout: 20_000 },
+  );
+
+/** Waits until the texts of the elements matching `selector` are `texts`. */
+const hasTexts = (page: Page, selector: string, texts: string[]) =>
+  page.waitForFunction(
+    ([sel, wanted]) =>
+      JSON.stringify(
+        Array.from(
+          (globalThis as unknown as PageGlobals).document.querySelectorAll(sel),
+          (e) => e.textContent,
+        ),
+      ) === wanted,
+    [selector, JSON.stringify(texts)] as const,
+    { timeout: 20_000 },
+  );
+
+const button = (page: Page, name: string) => page.getByRole("button", { name, exact: true });
+
+describe.skipIf(!available)("the embed page in a browser", () => {
+  it("starts a conversation, answers a typed message, ends, and starts again", async () => {
+    const page = await open(await embedUrl({ avatar_id: ADA, is_sandbox: true }));
+    expect(await page.locator("#text").isDisabled()).toBe(true);
+    // Before the start: the avatar's poster, a picture of it at rest.
+    const poster = await page.locator("video").getAttribute("poster");
+    const picture = await fetch(new URL(poster ?? "", page.url()));
+    expect(picture.headers.get("content-type")).toBe("image/png");
+    expect((await picture.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    await page.screenshot({ path: path.join(SHOTS, "before-start.png") });
+    await button(page, "Start conversation").click();
+    await inState(page, "live");
+    expect(await page.locator("#start-overlay").isHidden()).toBe(true);
+
+    // Keyboard only: the field is focused once the conversation is live; Enter sends.
+    await page.keyboard.type("Please repeat after me");
+    await page.keyboard.press("Enter");
+    await hasTexts(page, ".log .user", ["Please repeat after me"]);
+
+    await button(page, "End").click();
+    await inState(page, "ended");
+    await hasTexts(page, "#overlay-message", ["You ended the conversation."]);
+    expect(await page.getByRole("status").textContent()).toBe("You ended the conversation.");
+    expect(await page.locator("#text").isDisabled()).toBe(true);
+
+    await button(page, "Start again").click();
+    await inState(page, "live");
+    await button(page, "End").click();
+    await inState(page, "ended");
+    await page.close();
+  });
+
+  for (const [orientation, viewport, minLog] of [
+    ["horizontal", PHONE_PORTRAIT, 150],
+    ["horizontal", PHONE_LANDSCAPE, 150],
+    ["vertical", PHONE_PORTRAIT, 150],
+    ["vertical", PHONE_LANDSCAPE, 150],
+  ] as const) {
+    it(`fits a ${viewport.width}x${viewport.height} phone with a ${orientation} embed`, async () => {
+      const page = await open(await embedUrl({ avatar_id: ADA, is_sandbox: true, orientation }), viewport);
+      await button(page, "Start conversation").click();
+      await inState(page, "live");
+      const stage = await page.locator(".stage").boundingBox();
+      const log = await page.locator("#log").boundingBox();
+      const input = await page.locator("#text").boundingBox();
+      expect(stage && log && input).toBeTruthy();
+      if (!stage || !log || !input) return;
+      // The video keeps the embed's shape, the conversation stays usable, nothing leaves the screen.
+      const ratio = orientation === "horizontal" ? 16 / 9 : 9 / 16;
+      expect(stage.width / stage.height).toBeCloseTo(ratio, 1);
+      expect(log.height).toBeGreaterThanOrEqual(minLog);
+      for (const box of [stage, log, input]) {
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.y).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width + 1);
+        expect(box.y + box.height).toBeLessThanOrEqual(viewport.height + 1);
+      }
+      await page.screenshot({
+        path: path.join(SHOTS, `${orientation}-${viewport.width}x${viewport.height}.png`),
+      });
+      await button(page, "End").click();
+      await inState(page, "ended");
+      await page.close();
+    });
+  }
+
+  it("tells a visitor in plain words when the avatar is not available, and lets them try again", async () => {
+    const url = await embedUrl({ avatar_id: CHLOE });
+    const deactivated = await suite.request("PATCH", `/v1/avatars/${CHLOE}`, {
+      headers: key(suite.apiKey),
+      body: { is_deactivated: true },
+    });
+    expect(deactivated.status).toBe(200);
+    try {
+      const page = await open(url);
+      await button(page, "Start conversation").click();
+      await inState(page, "error");
+      await hasTexts(page, "#overlay-message", ["This avatar isn't available right now."]);
+      expect(await page.getByRole("status").textContent()).toBe("This avatar isn't available right now.");
+      // What the visitor sees rendered (textContent would include the page's script).
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what is asserted
+      const text = (await page.locator(".app").innerText()).toLowerCase();
+      for (const leak of ["{", "deactivated", "avatar_id", "http", "error:"])
+        expect(text).not.toContain(leak);
+      expect(await button(page, "Try again").isEnabled()).toBe(true);
+      await page.close();
+    } finally {
+      await suite.request("PATCH", `/v1/avatars/${CHLOE}`, {
+        headers: key(suite.apiKey),
+        body: { is_deactivated: false },
+      });
+    }
+  });
+
+  it("labels its field, announces its status and shows disabled controls as disabled", async () => {
+    const page = await open(await embedUrl({ avatar_id: ADA, is_sandbox: true }));
+    expect(await page.getByLabel("Message to the avatar").count()).toBe(1);
+    const opacity = await page
+      .locator("#send")
+      .evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).opacity);
+    expect(Number(opacity)).toBeLessThan(0.6);
+    // Tab reaches the start button first and Enter presses it.
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await inState(page, "live");
+    expect(await page.getByRole("status").textContent()).toBe("Connected. The avatar is listening.");
+    expect(
+      await page
+        .locator("#send")
+        .evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).opacity),
+    ).toBe("1");
+    await button(page, "End").click();
+    await inState(page, "ended");
+    await page.close();
+  });
+});
