@@ -114,8 +114,7 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
         const at = `Deployment/${w.name}`;
         const problems: string[] = [];
         const main = w.name === "gateway" ? "gateway/src/main.ts" : `services/${w.name}/src/main.ts`;
-        if (c.command?.join(" ") !== `node ${main}`)
-          problems.push(`${at}: command does not run ${main}`);
+        if (c.command?.join(" ") !== `node ${main}`) problems.push(`${at}: command does not run ${main}`);
         const wantSecrets = [
           "NATS_URL",
           ...(services.includes(w.name) ? ["DATABASE_URL"] : []),
