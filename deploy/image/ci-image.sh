@@ -70,7 +70,7 @@ for name in tokens catalog agents memory sessions pipeline; do
   run_process "$name" "services/$name/src/main.ts" -e DATABASE_URL="$DATABASE_URL"
 done
 run_process gateway gateway/src/main.ts
-ready() { curl -fsS -o /dev/null "http://127.0.0.1:$1/readyz"; }
+ready() { curl -fsS -o /dev/null "http://127.0.0.1:$1/readyz" 2>/dev/null; }
 for name in tokens catalog agents memory sessions pipeline gateway; do
   for _ in $(seq 120); do ready "${PORTS[$name]}" && break; sleep 0.5; done
   if ! ready "${PORTS[$name]}"; then
@@ -98,7 +98,15 @@ space=$(podman run --rm "${common[@]}" -e SERVICE_IDENTITY_KEY="$(key avatarctl)
   node tools/avatarctl/src/main.ts space create --name "CI image" --tier pro --credits 10 --json)
 api_key=$(printf '%s' "$space" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).api_key))')
 [ -n "$api_key" ] || { say "no API key from avatarctl: $space"; exit 1; }
-say "space created: $(printf '%s' "$space" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).space_id))')"
+space_id=$(printf '%s' "$space" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).space_id))')
+say "space created: $space_id"
+# Its avatars: the seed catalog's demo avatars, imported privately into the space from a mounted file.
+mkdir -p "$WORK/files"
+node -e 'console.log(JSON.stringify({ avatars: require("./services/catalog/seed/catalog.json").demo_space_avatars }))' \
+  >"$WORK/files/avatars.json"
+chmod -R a+rX "$WORK"
+podman run --rm "${common[@]}" -e SERVICE_IDENTITY_KEY="$(key avatarctl)" -v "$WORK/files:/files:ro" "$IMAGE" \
+  node tools/avatarctl/src/main.ts import avatars /files/avatars.json --space "$space_id" | head -1
 
 say "--- smoke test through the gateway: mint, start a LITE session, event socket round trip, stop"
 pnpm --silent session-client --key "$api_key" --url "http://127.0.0.1:${PORTS[gateway]}" --mode LITE \
