@@ -3,11 +3,17 @@
 # packages), runs every process of the suite from it with podman on loopback against the Postgres and
 # NATS given, checks the operator path and a LITE session through the gateway, prints the image size and
 # each process's idle RSS, and stops everything. Exits non-zero on any failure.
-#   deploy/image/ci-image.sh POSTGRES_URL NATS_URL      (a database the script may fill; NATS with JetStream)
+#   deploy/image/ci-image.sh build                      the base and the image only
+#   deploy/image/ci-image.sh run POSTGRES_URL NATS_URL   build (cached when done before), run, smoke test
+# (POSTGRES_URL: a database the script may fill; NATS with JetStream.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-DATABASE_URL=$1
-NATS_URL=$2
+MODE=${1:-}
+case "$MODE" in
+  build) ;;
+  run) DATABASE_URL=$2 NATS_URL=$3 ;;
+  *) echo "usage: $0 build | run POSTGRES_URL NATS_URL" >&2; exit 2 ;;
+esac
 IMAGE=localhost/avatar-session-service:ci
 PREFIX=avatar-ci-$$
 WORK=$(mktemp -d)
@@ -45,6 +51,7 @@ say "built in $((SECONDS - build_start)) s"
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 say "image size: $((size / 1024 / 1024)) MiB ($IMAGE, base $BASE)"
 say "runs as: $(podman image inspect --format '{{.Config.User}}' "$IMAGE"), node $(podman run --rm "$IMAGE" node --version)"
+[ "$MODE" = build ] && exit 0
 
 say "--- run every process from the image (podman, host loopback)"
 SET=$(podman run --rm "$IMAGE" node tools/avatarctl/src/main.ts identity generate)
@@ -106,7 +113,8 @@ node -e 'console.log(JSON.stringify({ avatars: require("./services/catalog/seed/
   >"$WORK/files/avatars.json"
 chmod -R a+rX "$WORK"
 podman run --rm "${common[@]}" -e SERVICE_IDENTITY_KEY="$(key avatarctl)" -v "$WORK/files:/files:ro" "$IMAGE" \
-  node tools/avatarctl/src/main.ts import avatars /files/avatars.json --space "$space_id" | head -1
+  node tools/avatarctl/src/main.ts import avatars /files/avatars.json --space "$space_id" >"$WORK/imported.txt"
+head -1 "$WORK/imported.txt"
 
 say "--- smoke test through the gateway: mint, start a LITE session, event socket round trip, stop"
 pnpm --silent session-client --key "$api_key" --url "http://127.0.0.1:${PORTS[gateway]}" --mode LITE \
