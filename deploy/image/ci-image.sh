@@ -58,9 +58,9 @@ SET=$(podman run --rm "$IMAGE" node tools/avatarctl/src/main.ts identity generat
 key() { printf '%s\n' "$SET" | sed -n "s/^$1=//p"; }
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 declare -A PORTS
-for name in tokens sessions catalog agents memory pipeline gateway; do PORTS[$name]=$(free_port); done
+for name in tokens sessions catalog agents memory pipeline webhooks gateway; do PORTS[$name]=$(free_port); done
 url_env=()
-for name in tokens sessions catalog agents memory pipeline; do
+for name in tokens sessions catalog agents memory pipeline webhooks; do
   url_env+=(-e "${name^^}_URL=http://127.0.0.1:${PORTS[$name]}")
 done
 common=(--network host --read-only --tmpfs /tmp --user 1000:1000 --security-opt no-new-privileges
@@ -73,22 +73,22 @@ run_process() { # run_process NAME ENTRY [ENV...]
     -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$IMAGE" node "$entry" >/dev/null
   started+=("$PREFIX-$name")
 }
-for name in tokens catalog agents memory sessions pipeline; do
+for name in tokens catalog agents memory sessions pipeline webhooks; do
   run_process "$name" "services/$name/src/main.ts" -e DATABASE_URL="$DATABASE_URL"
 done
 run_process gateway gateway/src/main.ts
 ready() { curl -fsS -o /dev/null "http://127.0.0.1:$1/readyz" 2>/dev/null; }
-for name in tokens catalog agents memory sessions pipeline gateway; do
+for name in tokens catalog agents memory sessions pipeline webhooks gateway; do
   for _ in $(seq 120); do ready "${PORTS[$name]}" && break; sleep 0.5; done
   if ! ready "${PORTS[$name]}"; then
     say "$name is not ready:"; podman logs "$PREFIX-$name" 2>&1 | tail -20; exit 1
   fi
 done
-say "all seven processes ready"
+say "all eight processes ready"
 
 say "--- idle RSS per process (after 3 s)"
 sleep 3
-for name in gateway tokens sessions catalog agents memory pipeline; do
+for name in gateway tokens sessions catalog agents memory pipeline webhooks; do
   pid=$(podman inspect --format '{{.State.Pid}}' "$PREFIX-$name")
   rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
   printf '  %-9s %6d MiB\n' "$name" $((rss / 1024))
@@ -123,7 +123,7 @@ pnpm --silent session-client --key "$api_key" --url "http://127.0.0.1:${PORTS[ga
 # client is part of tools/session-client.
 
 say "--- graceful stop (SIGTERM): every process exits 0"
-for name in gateway pipeline sessions memory agents catalog tokens; do
+for name in gateway pipeline webhooks sessions memory agents catalog tokens; do
   podman stop -t 20 "$PREFIX-$name" >/dev/null
   status=$(podman inspect --format '{{.State.ExitCode}}' "$PREFIX-$name")
   [ "$status" = 0 ] || { say "$name exited $status"; podman logs "$PREFIX-$name" 2>&1 | tail -10; exit 1; }

@@ -100,8 +100,8 @@ const dns: Destination = {
 
 /**
  * Egress: every pod resolves names; the gateway and services reach the services; the services reach
- * Postgres and everyone NATS (the given destinations); only the pipeline and memory reach providers,
- * never a private address or the metadata endpoint.
+ * Postgres and everyone NATS (the given destinations); only the pipeline and memory reach providers
+ * and webhooks customers' endpoints, never a private address or the metadata endpoint.
  */
 export function egressProblems(
   resources: Resource[],
@@ -121,7 +121,7 @@ export function egressProblems(
     const isService = services.includes(w.name);
     if (isService !== can(stores.postgres, 5432))
       problems.push(`${at}: ${isService ? "cannot" : "can"} reach Postgres`);
-    const callsProviders = ["pipeline", "memory"].includes(w.name);
+    const callsProviders = ["pipeline", "memory", "webhooks"].includes(w.name);
     if (callsProviders !== can(someProvider, 443))
       problems.push(`${at}: ${callsProviders ? "cannot" : "can"} reach the providers (public HTTPS)`);
     for (const inside of [metadataEndpoint, clusterAddress]) {

@@ -265,6 +265,9 @@ export function replicaProblems(resources: Resource[], min: number): string[] {
  * Network policies: the gateway is reachable from outside, the services only from the suite, nothing
  * else from outside, and every pod can still resolve names.
  */
+/** The labels of the namespace Prometheus scrapes from (base/network-policies.yaml). */
+const MONITORING = { "avatar.example/monitoring": "true" };
+
 export function networkProblems(resources: Resource[]): string[] {
   const policies = ofKind<INetworkPolicy>(resources, "NetworkPolicy");
   const all = workloads(resources);
@@ -275,8 +278,19 @@ export function networkProblems(resources: Resource[]): string[] {
     const pod = { labels: w.labels, ports: w.containers.flatMap((c) => c.ports ?? []) };
     const at = `${w.kind}/${w.name}`;
     if (!dnsEgressAllowed(policies, w.labels)) problems.push(`${at}: egress policies block DNS`);
-    for (const { containerPort } of pod.ports) {
+    for (const { containerPort, name } of pod.ports) {
       const fromOutside = ingressAllowed(policies, pod, "outside", containerPort);
+      if (name === "metrics") {
+        // Prometheus only: from the monitoring namespace, never from outside or from any pod here.
+        if (fromOutside) problems.push(`${at}: metrics port ${containerPort} is reachable from outside`);
+        if (ingressAllowed(policies, pod, stranger, containerPort))
+          problems.push(`${at}: metrics port ${containerPort} is reachable from any pod of the namespace`);
+        if (isSuite(w) && !ingressAllowed(policies, pod, { namespace: MONITORING }, containerPort))
+          problems.push(
+            `${at}: metrics port ${containerPort} is not reachable from the monitoring namespace`,
+          );
+        continue;
+      }
       if (w === gateway) {
         if (!fromOutside) problems.push(`${at}: port ${containerPort} is not reachable from outside`);
         continue;

@@ -156,7 +156,7 @@ describe.skipIf(!kubectl)(`kubectl kustomize (${kubectl ?? "kubectl not on PATH"
       expect(deployment.connectionBudgetProblems(resources, max, Number(budget.reserved))).toEqual([]);
       // The check can fail: a smaller server does not take the pipeline's pools at 10 replicas.
       expect(deployment.connectionBudgetProblems(resources, 60, Number(budget.reserved))).toEqual([
-        "agents 2x3 + catalog 2x3 + memory 2x3 + pipeline 10x2 + sessions 2x6 + tokens 2x6 + 10 reserved = 72 connections > max_connections 60",
+        "agents 2x3 + catalog 2x3 + memory 2x3 + pipeline 10x2 + sessions 2x6 + tokens 2x6 + webhooks 2x3 + 10 reserved = 78 connections > max_connections 60",
       ]);
     });
 
@@ -234,6 +234,7 @@ describe.skipIf(!kubectl)(`kubectl kustomize (${kubectl ?? "kubectl not on PATH"
         "public-keys",
         "sessions",
         "tokens",
+        "webhooks",
       ]);
     });
 

@@ -29,8 +29,12 @@ export interface Pod {
   ports: IContainerPort[];
 }
 
-/** Who opens the connection: a pod of the same namespace, or anyone outside it (ingress controller, internet). */
-export type Source = { pod: Labels } | "outside";
+/**
+ * Who opens the connection: a pod of the same namespace, a pod of another namespace with these labels on
+ * the namespace (a monitoring namespace), or anyone outside (ingress controller, internet: an unlabelled
+ * namespace or no pod at all).
+ */
+export type Source = { pod: Labels } | { namespace: Labels } | "outside";
 
 function appliesTo(policy: INetworkPolicy, pod: Labels, direction: "Ingress" | "Egress"): boolean {
   const spec = policy.spec;
@@ -50,12 +54,17 @@ function portMatches(rule: Rule, target: Pod | undefined, port: number, protocol
 }
 
 /**
- * A namespaceSelector or ipBlock peer counts as admitting anyone (this suite uses neither), so a check
- * that something is unreachable can only err on the safe side.
+ * An ipBlock peer counts as admitting anyone (this suite uses none), so a check that something is
+ * unreachable can only err on the safe side. A namespaceSelector peer admits pods of the namespaces it
+ * selects; "outside" stands for a namespace without labels, which only an empty selector selects.
  */
 function peerAdmits(peer: Peer, source: Source): boolean {
-  if (peer.namespaceSelector || peer.ipBlock) return true;
-  return source !== "outside" && selects(peer.podSelector, source.pod);
+  if (peer.ipBlock) return true;
+  if (peer.namespaceSelector) {
+    const namespace = source === "outside" ? {} : "namespace" in source ? source.namespace : undefined;
+    return namespace !== undefined && selects(peer.namespaceSelector, namespace) && !peer.podSelector;
+  }
+  return source !== "outside" && "pod" in source && selects(peer.podSelector, source.pod);
 }
 
 /** Whether the policies let `source` open a TCP connection to `port` of `target` (policies are additive). */

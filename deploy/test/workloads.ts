@@ -1,11 +1,11 @@
 import type { IContainer, IPodTemplateSpec } from "kubernetes-models/v1";
 import type { Resource } from "./manifests.js";
 
-/** The seven processes of the suite; all but the gateway are Connect services with their own schema. */
-export const suite = ["gateway", "tokens", "sessions", "catalog", "agents", "memory", "pipeline"];
+/** The eight processes of the suite; all but the gateway are Connect services with their own schema. */
+export const suite = ["gateway", "tokens", "sessions", "catalog", "agents", "memory", "pipeline", "webhooks"];
 export const services = suite.filter((name) => name !== "gateway");
 /** The services that seal stored secrets and so need ENCRYPTION_KEYS. */
-export const sealingServices = ["tokens", "agents"];
+export const sealingServices = ["tokens", "agents", "webhooks"];
 
 /** The Secret the suite reads but does not ship (see base/kustomization.yaml), and its keys. */
 export const secretName = "avatar-secrets";

@@ -1,6 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Bus } from "@avatar/bus";
-import { type Clients, type Logger, requestIdFrom, runWithRequestContext } from "@avatar/runtime";
+import {
+  type Clients,
+  type Logger,
+  rateLimitDecisions,
+  requestIdFrom,
+  runWithRequestContext,
+} from "@avatar/runtime";
 import { ApiKeyAuthenticator } from "./auth/api-keys.js";
 import { type Authenticators, authenticate } from "./auth/authenticate.js";
 import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
@@ -14,6 +20,7 @@ import { sendJson, sendRaw } from "./http/respond.js";
 import type { Route } from "./http/route.js";
 import { Router } from "./http/router.js";
 import { forwardedProto, type ProxyTrust, proxyTrust } from "./http/trusted-proxies.js";
+import { observeRequests } from "./observe/requests.js";
 import {
   type CounterStore,
   MemoryCounterStore,
@@ -58,6 +65,11 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     logger: log,
     storeTimeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
     isAvailable: () => deps.bus.status() === "connected",
+    onDecision: (endpoint, d) =>
+      rateLimitDecisions.inc({
+        endpoint,
+        decision: d.failedOpen ? "failed_open" : d.allowed ? "allowed" : "rejected",
+      }),
     ...(deps.now ? { now: deps.now } : {}),
   });
   const authenticators: Authenticators = {
@@ -147,7 +159,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     );
   };
 
-  return { handle, authenticators, limiter };
+  return { handle: observeRequests(handle, router), authenticators, limiter };
 }
 
 function baseUrlOf(req: IncomingMessage, config: GatewayConfig, trust: ProxyTrust): string {

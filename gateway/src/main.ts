@@ -7,6 +7,7 @@ import {
   onShutdownSignal,
   readProcessConfig,
   serviceUrlsFrom,
+  startObservability,
   startOrExit,
 } from "@avatar/runtime";
 import { readGatewayConfig } from "./config.js";
@@ -16,7 +17,7 @@ import { startGateway } from "./server.js";
 let config: ReturnType<typeof readProcessConfig>;
 let gatewayConfig: ReturnType<typeof readGatewayConfig>;
 try {
-  config = readProcessConfig({ HOST: "0.0.0.0", ...process.env });
+  config = readProcessConfig({ HOST: "0.0.0.0", METRICS_PORT: "9464", ...process.env });
   gatewayConfig = readGatewayConfig();
   if (!config.TOKENS_URL)
     throw new ConfigError(["TOKENS_URL is required: the gateway authenticates through the tokens service"]);
@@ -32,7 +33,14 @@ try {
   process.stderr.write(`gateway: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(2);
 }
-const { bus, running } = await startOrExit(log, async () => {
+const { bus, running, observability } = await startOrExit(log, async () => {
+  // Metrics on their own port (METRICS_PORT): the public port never serves them.
+  const observability = await startObservability({
+    name: "gateway",
+    metricsPort: config.METRICS_PORT,
+    host: config.HOST,
+    log,
+  });
   const bus = await connectBus(
     { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
     "gateway",
@@ -48,9 +56,10 @@ const { bus, running } = await startOrExit(log, async () => {
     host: config.HOST,
   });
   log.info("gateway listening", { url: running.url });
-  return { bus, running };
+  return { bus, running, observability };
 });
 onShutdownSignal(log, async () => {
   await running.close();
   await bus.close();
+  await observability.stop();
 });

@@ -1,4 +1,5 @@
 import type { Route } from "./http/route.js";
+import { API_DESCRIPTION } from "./openapi-description.js";
 import { type Components, type JsonSchema, toJsonSchema } from "./schema/json-schema.js";
 import { ParamsSchema } from "./schema/params.js";
 import { Schema } from "./schema/schema.js";
@@ -99,7 +100,7 @@ export function openApiDocument(routes: readonly Route[], baseUrl: string): Json
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Avatar session service", version: INTERFACE_VERSION },
+    info: { title: "Avatar session service", version: INTERFACE_VERSION, description: API_DESCRIPTION },
     servers: [{ url: baseUrl }],
     paths,
     components: {

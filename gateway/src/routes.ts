@@ -4,6 +4,7 @@ import { embedPageRoutes } from "./api/embed-page.routes.js";
 import { memoryRoutes } from "./api/memory.routes.js";
 import { sessionTokenRoutes } from "./api/session-token.routes.js";
 import { sessionRoutes } from "./api/sessions.routes.js";
+import { webhookRoutes } from "./api/webhooks.routes.js";
 import { whepRoutes } from "./api/whep.routes.js";
 import { type Route, route } from "./http/route.js";
 import { LIMIT_DEFAULT } from "./limits.js";
@@ -19,6 +20,7 @@ export const routes: Route[] = [
   ...agentsRoutes,
   ...memoryRoutes,
   ...embedPageRoutes,
+  ...webhookRoutes,
 ];
 
 /** Health and this API's own description. */

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { closeGracefully, trackResponses } from "@avatar/runtime";
+import { closeGracefully, observedBus, trackResponses } from "@avatar/runtime";
 import { build, type Gateway, type GatewayDeps } from "./app.js";
 import { routes } from "./routes.js";
 import { attachRealtimeBridge } from "./ws/bridge.js";
@@ -17,13 +17,14 @@ export interface RunningGateway {
 export async function startGateway(
   deps: Omit<GatewayDeps, "routes"> & { routes?: GatewayDeps["routes"]; port: number; host: string },
 ): Promise<RunningGateway> {
-  const gateway = await build({ ...deps, routes: deps.routes ?? routes });
+  const bus = observedBus(deps.bus, "gateway");
+  const gateway = await build({ ...deps, bus, routes: deps.routes ?? routes });
   const server = http.createServer(gateway.handle);
   server.keepAliveTimeout = 65_000;
   trackResponses(server);
   const bridge = attachRealtimeBridge(server, {
     clients: deps.clients,
-    bus: deps.bus,
+    bus,
     log: deps.log,
     config: deps.config,
     limiter: gateway.limiter,

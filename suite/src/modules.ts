@@ -5,6 +5,7 @@ import { pipelineModule } from "@avatar/pipeline";
 import type { AnyServiceModule } from "@avatar/runtime";
 import { sessionsModule } from "@avatar/sessions";
 import { tokensModule } from "@avatar/tokens";
+import { webhooksModule } from "@avatar/webhooks";
 
 /** Every internal service, in the order they start. */
 export const serviceModules: AnyServiceModule[] = [
@@ -14,4 +15,5 @@ export const serviceModules: AnyServiceModule[] = [
   memoryModule,
   sessionsModule,
   pipelineModule,
+  webhooksModule,
 ];

@@ -16,6 +16,7 @@ import {
   removeDiscovery,
   type ServiceName,
   type ServiceUrls,
+  serveMetrics,
   startEmbeddedPostgres,
   startService,
   writeDiscovery,
@@ -38,6 +39,8 @@ export interface SuiteOptions {
   env?: Env;
   gatewayConfig?: GatewayConfig;
   rateLimitStore?: CounterStore;
+  /** Serves `GET /metrics` (every service's metrics: one process, one registry) on this port (0: any free one). */
+  metricsPort?: number;
 }
 
 export interface Suite {
@@ -49,6 +52,8 @@ export interface Suite {
   identities: IdentitySet;
   bus: Bus;
   databaseUrl: string;
+  /** `http://127.0.0.1:<port>/metrics` when `metricsPort` was given. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -124,6 +129,13 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     });
     cleanups.push(() => gateway.close());
 
+    let metricsUrl: string | undefined;
+    if (options.metricsPort !== undefined) {
+      const metrics = await serveMetrics({ port: options.metricsPort, host: options.gatewayHost });
+      cleanups.push(() => metrics.close(1_000));
+      metricsUrl = `${metrics.url}/metrics`;
+    }
+
     writeDiscovery(options.dataDir, {
       pid: process.pid,
       gateway: gateway.url,
@@ -133,7 +145,7 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     cleanups.push(async () => removeDiscovery(options.dataDir));
 
     const clients = clientsOf("avatarctl");
-    return { gatewayUrl: gateway.url, serviceUrls, clients, identities, bus, databaseUrl, stop };
+    return { gatewayUrl: gateway.url, serviceUrls, clients, identities, bus, databaseUrl, metricsUrl, stop };
   } catch (err) {
     await stop();
     throw err;

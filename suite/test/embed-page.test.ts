@@ -55,6 +55,57 @@ describe("the embed page", () => {
     await client.next("session.stopped");
   });
 
+  it("streams its sessions with the embed's video settings and orientation", async () => {
+    const created = await suite.request("POST", "/v2/embeddings", {
+      headers: key(suite.apiKey),
+      body: {
+        avatar_id: ADA,
+        is_sandbox: true,
+        orientation: "vertical",
+        video_settings: { encoding: "VP8", quality: "low" },
+      },
+    });
+    const data = (await json(created)).data;
+    expect(data).toMatchObject({
+      orientation: "vertical",
+      video_settings: { quality: "low", encoding: "VP8" },
+    });
+    const minted = (await json(await suite.request("POST", `/embed/${data.embed_id}/session`))).data;
+    const claims = JSON.parse(Buffer.from(minted.session_token.split(".")[1], "base64url").toString("utf8"));
+    expect(claims.start_session_data.video_settings).toEqual({ quality: "low", encoding: "VP8" });
+    const { config } = await suite.clients.sessions.getSessionConfig({ sessionId: minted.session_id });
+    // The worker renders 360x640 VP8 for it: low quality, turned.
+    expect(config?.videoSettings).toMatchObject({ quality: 4, encoding: 1, orientation: 2 });
+
+    const plain = (
+      await json(
+        await suite.request("POST", "/v2/embeddings", {
+          headers: key(suite.apiKey),
+          body: { avatar_id: ADA },
+        }),
+      )
+    ).data;
+    expect(plain.video_settings).toEqual({ quality: "high", encoding: "H264" });
+  });
+
+  it("refuses video settings the avatar cannot stream (400) and values that do not exist (422)", async () => {
+    const hd = await suite.request("POST", "/v2/embeddings", {
+      headers: key(suite.apiKey),
+      body: { avatar_id: ADA, video_settings: { quality: "very_high" } },
+    });
+    expect(hd.status).toBe(400);
+    expect((await json(hd)).message).toContain("1080p");
+    const bad = await suite.request("POST", "/v2/embeddings", {
+      headers: key(suite.apiKey),
+      body: { avatar_id: ADA, video_settings: { encoding: "AV1" } },
+    });
+    expect(bad.status).toBe(422);
+    expect((await json(bad)).detail[0]).toMatchObject({
+      loc: ["body", "video_settings", "encoding"],
+      type: "enum",
+    });
+  });
+
   it("refuses what the token endpoint refuses: the embed's avatar deactivated since is a 400", async () => {
     const { embed_id } = await embed({ avatar_id: CHLOE });
     const patch = (is_deactivated: boolean) =>

@@ -1,4 +1,4 @@
-import { LocalEspeakSynthesizer } from "@avatar/providers";
+import { LocalEspeakSynthesizer, speechOf } from "@avatar/providers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventClient } from "./realtime-client.js";
 import { start, stopSession } from "./realtime-support.js";
@@ -25,7 +25,7 @@ afterAll(async () => {
 async function localSpeechMs(text: string): Promise<number> {
   const espeak = new LocalEspeakSynthesizer();
   let bytes = 0;
-  for await (const pcm of espeak.synthesize({ text, voiceId: "", settings: {}, language: "en" }))
+  for await (const { pcm } of speechOf(espeak, { text, voiceId: "", settings: {}, language: "en" }))
     bytes += pcm.length;
   await espeak.close();
   return bytes / 48;

@@ -4,6 +4,8 @@ import type { RequestContext, RouteResult } from "../http/route.js";
 import { presentEmbed } from "../present/agents.js";
 import * as s from "../schema/index.js";
 import { spaceOf } from "./principal.js";
+import { videoSettings } from "./session-token.mapping.js";
+import { VideoSettings } from "./session-token.schema.js";
 
 /**
  * POST /v2/embeddings: a stored session recipe behind a web page (`url`, served by the gateway at
@@ -24,6 +26,9 @@ export const createEmbedBody = s.object("CreateEmbedRequest", {
   max_session_duration: s.int({ ge: 1 }).nullable().optional().describe("Seconds; at most the tier's limit."),
   default_language: s.string({ minLength: 1, maxLength: 16 }).nullable().optional(),
   is_sandbox: s.boolean().default(false),
+  video_settings: VideoSettings.nullable()
+    .optional()
+    .describe("The video its sessions stream; very_high needs a 1080p avatar."),
 });
 
 type Body = s.Infer<typeof createEmbedBody>;
@@ -44,6 +49,7 @@ export async function createEmbed(ctx: RequestContext<unknown, unknown, Body>): 
     maxSessionDuration: b.max_session_duration ?? undefined,
     defaultLanguage: b.default_language ?? undefined,
     isSandbox: b.is_sandbox,
+    videoSettings: videoSettings(b.video_settings),
   });
   return { data: embed ? presentEmbed(embed, ctx.baseUrl) : null };
 }

@@ -45,7 +45,8 @@ const INTERACTIVITY: Record<string, InteractivityType> = {
 /** Realtime-family defaults of vendorB_realtime_config (interface.md, LITE configuration objects). */
 const VENDOR_B_DEFAULT_TEMPERATURE = 0.8;
 
-function videoSettings(v: s.Infer<typeof VideoSettings> | null | undefined) {
+/** The public video_settings object as the contracts' VideoSettings (defaults: high, H264). */
+export function videoSettings(v: s.Infer<typeof VideoSettings> | null | undefined) {
   return {
     quality: QUALITIES[v?.quality ?? "high"] ?? VideoQuality.HIGH,
     encoding: ENCODINGS[v?.encoding ?? "H264"] ?? VideoEncoding.H264,

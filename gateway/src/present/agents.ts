@@ -10,6 +10,7 @@ import {
   type VoiceAgent,
 } from "@avatar/contracts/agents";
 import { AgentType, type DynamicVariables, type VoiceSettings } from "@avatar/contracts/common";
+import { streamSettings } from "@avatar/media/video-settings";
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { isoTime } from "./time.js";
@@ -164,5 +165,12 @@ export function presentEmbed(e: Embed, baseUrl: string) {
   const script =
     `<iframe src="${escapeAttribute(url)}" title="Avatar" allow="microphone; camera; autoplay; fullscreen" ` +
     `style="border: 0; width: 100%; aspect-ratio: ${ratio};"></iframe>`;
-  return { embed_id: e.id, url, script, orientation: vertical ? "vertical" : "horizontal" };
+  const video = streamSettings(e.videoSettings);
+  return {
+    embed_id: e.id,
+    url,
+    script,
+    orientation: vertical ? "vertical" : "horizontal",
+    video_settings: { quality: video.quality, encoding: video.codec },
+  };
 }

@@ -1,34 +1,17 @@
-import { SessionMode, SessionSource } from "@avatar/contracts/common";
 import {
   type GetTranscriptResponse,
   type Session,
   SessionState,
   type StartSessionResponse,
 } from "@avatar/contracts/sessions";
-import { endReasonFromProto } from "@avatar/runtime";
+import { endReasonFromProto, sessionModeName, sessionSourceName, sessionStateName } from "@avatar/runtime";
 import { isoTime, orNull } from "./time.js";
 
 /** Public shapes of sessions, their start answer and transcripts. */
 
-const status: Record<SessionState, string> = {
-  [SessionState.UNSPECIFIED]: "CREATED",
-  [SessionState.CREATED]: "CREATED",
-  [SessionState.STARTED]: "STARTED",
-  [SessionState.ENDED]: "ENDED",
-};
-
-const mode: Record<SessionMode, string> = {
-  [SessionMode.UNSPECIFIED]: "FULL",
-  [SessionMode.FULL]: "FULL",
-  [SessionMode.LITE]: "LITE",
-};
-
-const source: Record<SessionSource, string> = {
-  [SessionSource.UNSPECIFIED]: "API",
-  [SessionSource.API]: "API",
-  [SessionSource.EMBED]: "EMBED",
-  [SessionSource.DEMO]: "DEMO",
-};
+const status = sessionStateName;
+const mode = sessionModeName;
+const source = sessionSourceName;
 
 /** The session entry of get-session and the list; end_at and end_reason are null until it ends. */
 export function presentSession(s: Session) {

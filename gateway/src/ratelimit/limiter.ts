@@ -41,6 +41,8 @@ export interface RateLimiterOptions {
   warnIntervalMs?: number;
   /** When it returns false the store is skipped at once (e.g. `() => bus.status() === "connected"`). */
   isAvailable?: () => boolean;
+  /** Told every decision (the gateway counts them as metrics). */
+  onDecision?: (endpoint: string, decision: RateLimitDecision) => void;
 }
 
 type FailOpenReason = "error" | "timeout" | "unavailable" | "cooldown";
@@ -58,6 +60,7 @@ export class RateLimiter {
   readonly #cooldownMs: number;
   readonly #warnIntervalMs: number;
   readonly #isAvailable: (() => boolean) | undefined;
+  readonly #onDecision: RateLimiterOptions["onDecision"];
 
   readonly #failuresBeforeCooldown: number;
 
@@ -76,9 +79,16 @@ export class RateLimiter {
     this.#failuresBeforeCooldown = options.failuresBeforeCooldown ?? 3;
     this.#warnIntervalMs = options.warnIntervalMs ?? 5000;
     this.#isAvailable = options.isAvailable;
+    this.#onDecision = options.onDecision;
   }
 
-  async hit({ credential, endpoint, limit }: RateLimitHit): Promise<RateLimitDecision> {
+  async hit(request: RateLimitHit): Promise<RateLimitDecision> {
+    const decision = await this.#decide(request);
+    this.#onDecision?.(request.endpoint, decision);
+    return decision;
+  }
+
+  async #decide({ credential, endpoint, limit }: RateLimitHit): Promise<RateLimitDecision> {
     if (!Number.isSafeInteger(limit) || limit < 1) {
       throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
     }

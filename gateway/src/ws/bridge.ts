@@ -2,7 +2,14 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Bus } from "@avatar/bus";
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
-import { type Clients, endReasonFromProto, type Logger, topics } from "@avatar/runtime";
+import {
+  type Clients,
+  endReasonFromProto,
+  type Logger,
+  topics,
+  wsConnections,
+  wsConnectionsOpened,
+} from "@avatar/runtime";
 import { fromBinary } from "@bufbuild/protobuf";
 import { WebSocketServer } from "ws";
 import { presentedCredentials, rateLimitIdentity } from "../auth/credentials.js";
@@ -97,7 +104,12 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
         pingMs: deps.config.WS_PING_MS,
       });
       sockets.add(client);
-      ws.once("close", () => sockets.delete(client));
+      wsConnections.inc();
+      wsConnectionsOpened.inc();
+      ws.once("close", () => {
+        sockets.delete(client);
+        wsConnections.dec();
+      });
       void client.start();
     });
   }

@@ -4,23 +4,27 @@ import { MemoryService } from "@avatar/contracts/memory";
 import { PipelineService } from "@avatar/contracts/pipeline";
 import { SessionsService } from "@avatar/contracts/sessions";
 import { TokensService } from "@avatar/contracts/tokens";
+import { WebhooksService } from "@avatar/contracts/webhooks";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { meterCalls } from "./metrics/connect.js";
 import { forwardRequestId } from "./request-id.js";
 import { presentIdentity, type ServiceIdentity } from "./service-identity.js";
+import { traceCalls } from "./tracing/connect.js";
 
 /**
  * Connect clients for service-to-service calls: HTTP/1.1 keep-alive pools (a long-lived HTTP/2
  * connection would pin all traffic from one pod to one peer), binary protobuf, request ids forwarded,
- * every call signed with the caller's service identity.
+ * calls counted and timed, the trace context sent along (metrics/, tracing/), and every call
+ * signed with the caller's service identity.
  */
 export function connectTransport(baseUrl: string, identity: ServiceIdentity): Transport {
   return createConnectTransport({
     baseUrl,
     httpVersion: "1.1",
     useBinaryFormat: true,
-    interceptors: [forwardRequestId, presentIdentity(identity)],
+    interceptors: [forwardRequestId, meterCalls, traceCalls, presentIdentity(identity)],
     defaultTimeoutMs: 15_000,
   });
 }
@@ -40,6 +44,7 @@ export const services = {
   agents: AgentsService,
   memory: MemoryService,
   pipeline: PipelineService,
+  webhooks: WebhooksService,
 } as const;
 
 export type ServiceName = keyof typeof services;

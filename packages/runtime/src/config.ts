@@ -53,6 +53,14 @@ export const env = {
       d === undefined ? undefined : () => d,
     );
   },
+  optionalInt(options: { min?: number; max?: number } = {}): Setting<number | undefined> {
+    const inner = env.int(options);
+    return setting(
+      inner.describe,
+      (raw) => (raw === "" ? undefined : inner.parse(raw)),
+      () => undefined,
+    );
+  },
   bool(options: { default?: boolean } = {}): Setting<boolean> {
     const d = options.default;
     return setting(

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { meterPool } from "./metrics/db-pool.js";
 
 /**
  * Each service owns one Postgres schema: its pool sets `search_path` to that schema, so its queries
@@ -30,5 +31,6 @@ export function createDb<DB>(options: DbOptions): Kysely<DB> {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on("error", (err) => options.onError?.(err));
+  meterPool(schema, pool);
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -1,4 +1,5 @@
 import type { Bus, DurableConsumerOptions, DurableMessage, Subscription } from "@avatar/bus";
+import { type MemoryCreated, MemoryCreatedSchema } from "@avatar/contracts/memory";
 import {
   type SessionCreated,
   SessionCreatedSchema,
@@ -27,6 +28,7 @@ export const topics = {
   sessionStarted: topic<SessionStarted>("events.sessions.started", SessionStartedSchema),
   sessionEnded: topic<SessionEnded>("events.sessions.ended", SessionEndedSchema),
   transcriptWritten: topic<TranscriptWritten>("events.sessions.transcript_written", TranscriptWrittenSchema),
+  memoryCreated: topic<MemoryCreated>("events.memory.created", MemoryCreatedSchema),
 };
 
 /** Publishes durably; `msgId` makes a retried publish of the same fact count once. */

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, type Env } from "./config.js";
 import type { Logger } from "./log.js";
@@ -73,8 +73,13 @@ export interface IdentitySet {
 }
 
 export function generateIdentitySet(): IdentitySet {
+  return completeIdentitySet({});
+}
+
+/** A set with the given private keys and fresh ones for every other caller; public keys of them all. */
+function completeIdentitySet(known: Partial<Record<CallerName, string>>): IdentitySet {
   const privateKeys = Object.fromEntries(
-    callerNames.map((name) => [name, randomBytes(32).toString("base64")]),
+    callerNames.map((name) => [name, known[name] || randomBytes(32).toString("base64")]),
   ) as Record<CallerName, string>;
   const publicKeys = callerNames
     .map((name) => `${name}:${publicKeyText(privateKeyFromSeed(privateKeys[name]))}`)
@@ -88,12 +93,17 @@ export function formatIdentitySet(set: IdentitySet): string {
   return `${[...lines, `${PUBLIC_KEYS_ENTRY}=${set.publicKeys}`].join("\n")}\n`;
 }
 
-export function parseIdentitySet(text: string): IdentitySet {
+function envEntries(text: string): Map<string, string> {
   const entries = new Map<string, string>();
   for (const line of text.split("\n")) {
     const at = line.indexOf("=");
     if (at > 0) entries.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
   }
+  return entries;
+}
+
+export function parseIdentitySet(text: string): IdentitySet {
+  const entries = envEntries(text);
   const missing = [...callerNames, PUBLIC_KEYS_ENTRY].filter((name) => !entries.get(name));
   if (missing.length > 0) throw new Error(`no entry for ${missing.join(", ")}`);
   const privateKeys = Object.fromEntries(callerNames.map((n) => [n, entries.get(n) ?? ""]));
@@ -172,9 +182,23 @@ export function localIdentityFile(dataDir: string): string {
   return path.resolve(dataDir, "keys", "service-identity.env");
 }
 
-/** The machine's identity set under DATA_DIR/keys, created by whichever process needs it first. */
+/**
+ * The machine's identity set under DATA_DIR/keys, created by whichever process needs it first; a set
+ * written before a caller existed (a new service) gets that caller's key added.
+ */
 export function localIdentitySet(dataDir: string, log: Logger): IdentitySet {
   const file = localIdentityFile(dataDir);
+  if (existsSync(file)) {
+    const entries = envEntries(readFileSync(file, "utf8"));
+    const missing = callerNames.filter((name) => !entries.get(name));
+    if (missing.length > 0 && missing.length < callerNames.length) {
+      const known = Object.fromEntries(callerNames.map((n) => [n, entries.get(n) ?? ""]));
+      const draft = `${file}.${process.pid}.tmp`;
+      writeFileSync(draft, formatIdentitySet(completeIdentitySet(known)), { mode: 0o600 });
+      renameSync(draft, file);
+      log.warn("added service identities to the local set", { file, added: missing });
+    }
+  }
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     // Written whole under another name, then linked: processes starting together all read one set.

@@ -1,6 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { activeTraceIds } from "./tracing/spans.js";
 
-/** Structured JSON logs, one object per line, carrying the request id of the call being served. */
+/**
+ * Structured JSON logs, one object per line, carrying the request id of the call being served and, when
+ * tracing is on, the active span's `trace_id` and `span_id`.
+ */
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFields = Record<string, unknown>;
@@ -54,6 +58,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const entry: LogFields = { time: new Date().toISOString(), level, msg, ...base };
     const requestId = currentRequestId();
     if (requestId) entry.request_id = requestId;
+    const traced = activeTraceIds();
+    if (traced) Object.assign(entry, traced);
     if (fields) {
       for (const [k, v] of Object.entries(fields)) entry[k] = k === "err" ? serializeError(v) : v;
     }

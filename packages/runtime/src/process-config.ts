@@ -12,12 +12,18 @@ export const processSettings = {
   NATS_NAMESPACE: env.optionalString(),
   LOG_LEVEL: env.oneOf(["debug", "info", "warn", "error"] as const, { default: "info" }),
   DATA_DIR: env.string({ default: ".data" }),
+  /**
+   * A port of its own for `GET /metrics` (Prometheus). The gateway and `pnpm start` default to 9464;
+   * a service also answers /metrics on its own (internal) port.
+   */
+  METRICS_PORT: env.optionalInt({ min: 0, max: 65535 }),
   TOKENS_URL: env.optionalUrl(),
   SESSIONS_URL: env.optionalUrl(),
   CATALOG_URL: env.optionalUrl(),
   AGENTS_URL: env.optionalUrl(),
   MEMORY_URL: env.optionalUrl(),
   PIPELINE_URL: env.optionalUrl(),
+  WEBHOOKS_URL: env.optionalUrl(),
 };
 
 export type ProcessConfig = ConfigOf<typeof processSettings>;
@@ -34,5 +40,6 @@ export function serviceUrlsFrom(config: ProcessConfig): ServiceUrls {
     agents: config.AGENTS_URL,
     memory: config.MEMORY_URL,
     pipeline: config.PIPELINE_URL,
+    webhooks: config.WEBHOOKS_URL,
   };
 }

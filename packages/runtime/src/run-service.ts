@@ -3,6 +3,7 @@ import { createClients } from "./clients.js";
 import { ConfigError } from "./config.js";
 import { identityFromEnv } from "./identity-keys.js";
 import { createLogger, type Logger } from "./log.js";
+import { startObservability } from "./observability.js";
 import { readProcessConfig, serviceUrlsFrom } from "./process-config.js";
 import { listen } from "./server.js";
 import { type ServiceModule, startService } from "./service.js";
@@ -28,7 +29,13 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
     process.stderr.write(`${module.name}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   }
-  const { bus, running } = await startOrExit(log, async () => {
+  const { bus, running, observability } = await startOrExit(log, async () => {
+    const observability = await startObservability({
+      name: module.name,
+      metricsPort: config.METRICS_PORT,
+      host: config.HOST,
+      log,
+    });
     const bus = await connectBus(
       { natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE },
       module.name,
@@ -47,11 +54,12 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
       poolSize: config.DATABASE_POOL_SIZE,
     });
     log.info("listening", { url: listening.url });
-    return { bus, running };
+    return { bus, running, observability };
   });
   onShutdownSignal(log, async () => {
     await running.stop();
     await bus.close();
+    await observability.stop();
   });
 }
 

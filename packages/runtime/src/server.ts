@@ -3,9 +3,12 @@ import type { AddressInfo } from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "./log.js";
+import { meterServedCalls } from "./metrics/connect.js";
+import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
 import { serveRequestId } from "./request-id.js";
 import { callersOf } from "./service-callers.js";
 import { requireCaller, type ServiceIdentity } from "./service-identity.js";
+import { traceServedCalls } from "./tracing/connect.js";
 
 /** What a service's build() returns: its Connect routes plus optional background work. */
 export interface ServiceApp {
@@ -37,25 +40,29 @@ function logUnexpected(log: Logger): Interceptor {
   };
 }
 
-export function connectInterceptors(log: Logger): Interceptor[] {
-  return [serveRequestId, logUnexpected(log)];
+/** Every served call: its request id, its trace span, its metrics, and unexpected errors logged. */
+export function connectInterceptors(log: Logger, service: string): Interceptor[] {
+  return [serveRequestId, traceServedCalls(service), meterServedCalls(service), logUnexpected(log)];
 }
 
 /**
- * The request handler of a service: Connect on its routes, /healthz and /readyz beside them. Every call
- * must carry a service credential of a caller the RPC allows (`identity` verifies it).
+ * The request handler of a service: Connect on its routes, /healthz, /readyz and /metrics beside them
+ * (a service's port is internal; the public gateway never forwards to it). Every call must carry a
+ * service credential of a caller the RPC allows (`identity` verifies it).
  */
 export function serviceHandler(
   app: ServiceApp,
   log: Logger,
   identity: ServiceIdentity,
 ): http.RequestListener {
+  const [requestId, ...rest] = connectInterceptors(log, app.name);
   return connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: [serveRequestId, requireCaller(identity, callersOf, log), logUnexpected(log)],
+    interceptors: [...(requestId ? [requestId] : []), requireCaller(identity, callersOf, log), ...rest],
     fallback: (req, res) => {
       const path = req.url?.split("?")[0];
       if (path === "/healthz") return void respondHealth(res, true);
+      if (path === METRICS_PATH) return respondMetrics(res);
       if (path === "/readyz") {
         void (app.ready ? app.ready().catch(() => false) : Promise.resolve(true)).then((ok) =>
           respondHealth(res, ok),

@@ -46,7 +46,8 @@ export const allowedCallers: CallerTable = {
     RedeemConnectTicket: ["gateway"],
     ReportConnectionState: ["pipeline"],
     AppendTranscript: ["pipeline"],
-    GetTranscript: ["gateway", "memory"],
+    // Webhooks checks a transcript is complete before it announces it.
+    GetTranscript: ["gateway", "memory", "webhooks"],
     AppendSessionEvents: ["pipeline"],
     ListSessionEvents: ["gateway", operator],
     DeleteSessionEvents: ["gateway"],
@@ -108,6 +109,13 @@ export const allowedCallers: CallerTable = {
   pipeline: {
     ListWorkers: [operator],
     GetSessionWorker: [operator],
+  },
+  webhooks: {
+    CreateEndpoint: ["gateway"],
+    ListEndpoints: ["gateway"],
+    GetEndpoint: ["gateway"],
+    DeleteEndpoint: ["gateway"],
+    ListDeliveries: ["gateway"],
   },
 };
 

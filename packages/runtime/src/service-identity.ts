@@ -16,7 +16,7 @@ import type { Logger } from "./log.js";
  * Tokens do not encrypt traffic: put TLS (or a mesh) under it where the network is not trusted.
  */
 
-/** The identities that call internal services: the six services, the gateway and the operator CLI. */
+/** The identities that call internal services: the services, the gateway and the operator CLI. */
 export const callerNames = [
   "gateway",
   "tokens",
@@ -25,6 +25,7 @@ export const callerNames = [
   "agents",
   "memory",
   "pipeline",
+  "webhooks",
   "avatarctl",
 ] as const;
 export type CallerName = (typeof callerNames)[number];

@@ -4,9 +4,12 @@ import type { Clients, ServiceName } from "./clients.js";
 import type { Env } from "./config.js";
 import { createDb } from "./db.js";
 import type { Logger } from "./log.js";
+import { meterBus } from "./metrics/bus.js";
+import { collectProcessMetrics } from "./metrics/registry.js";
 import { type Migrations, migrateToLatest } from "./migrate.js";
 import { type Listening, type ServiceApp, serviceHandler } from "./server.js";
 import type { ServiceIdentity } from "./service-identity.js";
+import { traceBus } from "./tracing/bus.js";
 
 /** What a service gets from whoever runs it (its own process, or the one-process suite). */
 export interface ServiceDeps<DB> {
@@ -48,12 +51,17 @@ export interface StartServiceOptions {
   poolSize?: number;
 }
 
-/** Migrates the service's schema, builds it, serves it on an already listening server, starts its work. */
+/**
+ * Migrates the service's schema, builds it, serves it on an already listening server, starts its work.
+ * The service's bus is counted and traced under its name (metrics/, tracing/).
+ */
 export async function startService<DB>(
   module: ServiceModule<DB>,
   options: StartServiceOptions,
 ): Promise<RunningService> {
+  collectProcessMetrics();
   const log = options.log.child({ service: module.name });
+  const bus = observedBus(options.bus, module.name);
   const db = createDb<DB>({
     url: options.databaseUrl,
     schema: module.name,
@@ -63,7 +71,7 @@ export async function startService<DB>(
   try {
     const applied = await migrateToLatest(db as Kysely<unknown>, module.name, module.migrations);
     if (applied.length > 0) log.info("migrated", { applied });
-    const app = await module.build({ db, bus: options.bus, log, clients: options.clients, env: options.env });
+    const app = await module.build({ db, bus, log, clients: options.clients, env: options.env });
     const ready = app.ready;
     const withDbReadiness: ServiceApp = {
       ...app,
@@ -90,4 +98,9 @@ export async function startService<DB>(
     await db.destroy();
     throw err;
   }
+}
+
+/** A process's bus as one of its services (or its gateway) uses it: counted, then traced, under its name. */
+export function observedBus(bus: Bus, name: string): Bus {
+  return traceBus(meterBus(bus, name), name);
 }

@@ -26,6 +26,7 @@ const services = {
   agents: "http://127.0.0.1:4",
   memory: "http://127.0.0.1:5",
   pipeline: "http://127.0.0.1:6",
+  webhooks: "http://127.0.0.1:7",
 };
 const mine = (): SuiteDiscovery => ({
   pid: process.pid,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AgentsService } from "@avatar/contracts/agents";
@@ -372,6 +372,25 @@ describe("identity keys and configuration", () => {
         verifiesCallers: true,
       }),
     ).toThrow(/SERVICE_IDENTITY_KEY is required/);
+  });
+
+  it("adds the key of a caller the local set was written without (a new service), keeping the others", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "identity-"));
+    try {
+      const { log } = collectingLogger();
+      const old = generateIdentitySet();
+      const file = localIdentityFile(dir);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, formatIdentitySet(old).replace(/^webhooks=.*\n/m, ""));
+      const now = identityFromEnv("tokens", { DATA_DIR: dir }, log, { verifiesCallers: true });
+      expect(now.name).toBe("tokens");
+      const set = parseIdentitySet(readFileSync(file, "utf8"));
+      expect(set.privateKeys.tokens).toBe(old.privateKeys.tokens);
+      expect(set.privateKeys.webhooks).not.toBe(old.privateKeys.webhooks);
+      expect(set.publicKeys.split(",")).toHaveLength(callerNames.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("without them, shares one generated set per DATA_DIR, readable by its owner only", async () => {

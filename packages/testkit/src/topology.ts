@@ -24,6 +24,8 @@ export interface ProcessSpec {
 export interface Topology {
   /** `http://127.0.0.1:<port>` of a process. */
   url(name: string): string;
+  /** `http://127.0.0.1:<port>/metrics`: each process serves its metrics on a port of its own (METRICS_PORT). */
+  metricsUrl(name: string): string;
   process(name: string): SpawnedProcess;
   readonly processes: readonly SpawnedProcess[];
   /** Every service's `<NAME>_URL`. */
@@ -37,8 +39,8 @@ export interface Topology {
 
 /**
  * Starts the given entry points as separate processes on free loopback ports, as a deployment runs them:
- * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT`, its service identity
- * (a fresh set per topology) and extra env; resolves
+ * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and `METRICS_PORT`, its
+ * service identity (a fresh set per topology) and extra env; resolves
  * once all answer `/readyz` (rejects with a process's output when it exits or is not ready in time).
  */
 export async function spawnTopology(
@@ -47,7 +49,11 @@ export async function spawnTopology(
   readyTimeoutMs = 90_000,
 ): Promise<Topology> {
   const ports = new Map<string, number>();
-  for (const spec of specs) ports.set(spec.name, await freePort());
+  const metricsPorts = new Map<string, number>();
+  for (const spec of specs) {
+    ports.set(spec.name, await freePort());
+    metricsPorts.set(spec.name, await freePort());
+  }
   const url = (name: string) => {
     const port = ports.get(name);
     if (port === undefined) throw new Error(`no process named ${name}`);
@@ -64,12 +70,14 @@ export async function spawnTopology(
       ...serviceUrls,
       ...(identity ? identityEnv(identities, identity) : {}),
       PORT: String(ports.get(spec.name)),
+      METRICS_PORT: String(metricsPorts.get(spec.name)),
       HOST: "127.0.0.1",
       ...spec.env,
     });
   });
   const topology: Topology = {
     url,
+    metricsUrl: (name) => `http://127.0.0.1:${metricsPorts.get(name)}/metrics`,
     process: (name) => {
       const found = processes.find((p) => p.name === name);
       if (!found) throw new Error(`no process named ${name}`);

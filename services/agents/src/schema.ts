@@ -1,3 +1,4 @@
+import type { VideoCodecName, VideoQualityName } from "@avatar/media/video-settings";
 import type { ColumnType, Generated, Kysely, Selectable, Transaction } from "kysely";
 
 /** The agents service's tables (Postgres schema `agents`). */
@@ -95,6 +96,8 @@ export interface EmbedTable {
   max_session_duration: number | null;
   default_language: string | null;
   is_sandbox: boolean;
+  video_quality: VideoQualityName;
+  video_encoding: VideoCodecName;
   created_at: CreatedAt;
 }
 

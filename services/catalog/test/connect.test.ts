@@ -51,7 +51,7 @@ describe("CatalogService over an in-process Connect transport", () => {
     const transport = createRouterTransport(
       (router) => router.service(CatalogService, catalogService(t.db)),
       {
-        router: { interceptors: connectInterceptors(log) },
+        router: { interceptors: connectInterceptors(log, "catalog") },
       },
     );
     client = createClient(CatalogService, transport);

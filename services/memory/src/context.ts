@@ -1,4 +1,4 @@
-import type { Logger } from "@avatar/runtime";
+import type { Logger, OutboxPublisher } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import type { MemoryDatabase } from "./schema.js";
 import type { SessionsReader } from "./session-source.js";
@@ -12,4 +12,6 @@ export interface MemoryContext {
   log: Logger;
   /** Upper bound of a rolled-up memory_content. */
   contentMaxChars: number;
+  /** Publishes memory.created events after their transaction commits (absent: they wait in the table). */
+  outbox?: OutboxPublisher;
 }

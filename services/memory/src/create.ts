@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { MemoryCreatedSchema } from "@avatar/contracts/memory";
 import type { Session } from "@avatar/contracts/sessions";
-import { invalidRequest } from "@avatar/runtime";
+import { enqueueEvent, invalidRequest, topics } from "@avatar/runtime";
+import { create } from "@bufbuild/protobuf";
 import type { Transaction } from "kysely";
 import type { MemoryContext } from "./context.js";
 import { appendEpisode } from "./episodes.js";
+import { memoryToProto } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { MemoryDatabase, MemoryRow } from "./schema.js";
 import { checkSessionUsable, getSpaceSession, readTranscript } from "./session-source.js";
@@ -31,7 +34,7 @@ export async function seedFromSession(ctx: MemoryContext, session: Session, fiel
   return { session, summary: summary.text };
 }
 
-/** Stores a new session memory whose first episode is the seed's; returns its id. */
+/** Stores a new session memory whose first episode is the seed's, and its memory.created event; returns its id. */
 export async function insertSeededMemory(
   trx: Transaction<MemoryDatabase>,
   seed: Seed,
@@ -45,6 +48,11 @@ export async function insertSeededMemory(
     source_session_id: seed.session.id,
   });
   await appendEpisode(trx, id, { sessionId: seed.session.id, summary: seed.summary }, contentMaxChars);
+  const row = await repo.findMemoryById(trx, id);
+  if (row) {
+    const event = create(MemoryCreatedSchema, { memory: memoryToProto(row, []), sessionId: seed.session.id });
+    await enqueueEvent(trx, topics.memoryCreated, event, `memory.created.${id}`, row.created_at);
+  }
   return id;
 }
 
@@ -57,10 +65,12 @@ export async function createMemoryFromSession(
 ): Promise<MemoryRow> {
   const session = await getSpaceSession(ctx.sessions, spaceId, sessionId, field);
   const seed = await seedFromSession(ctx, session, field);
-  return ctx.db.transaction().execute(async (trx) => {
+  const created = await ctx.db.transaction().execute(async (trx) => {
     const id = await insertSeededMemory(trx, seed, ctx.contentMaxChars);
     const row = await repo.findMemoryById(trx, id);
     if (!row) throw new Error(`memory ${id} vanished inside its own transaction`);
     return row;
   });
+  void ctx.outbox?.kick();
+  return created;
 }

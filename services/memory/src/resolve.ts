@@ -79,7 +79,7 @@ async function memoryOfSession(ctx: MemoryContext, session: Session): Promise<Me
  */
 async function createOnce(ctx: MemoryContext, session: Session): Promise<Resolved> {
   const seed = await seedFromSession(ctx, session, PREV_SESSION_FIELD);
-  return ctx.db.transaction().execute(async (trx) => {
+  const resolved = await ctx.db.transaction().execute(async (trx): Promise<Resolved> => {
     await repo.lockSessionSource(trx, session.id);
     const existing = await repo.findMemoryFromSession(trx, session.spaceId, session.id);
     if (existing) return { memory: existing, created: false };
@@ -88,4 +88,6 @@ async function createOnce(ctx: MemoryContext, session: Session): Promise<Resolve
     if (!row) throw new Error(`memory ${id} vanished inside its own transaction`);
     return { memory: row, created: true };
   });
+  if (resolved.created) void ctx.outbox?.kick();
+  return resolved;
 }

@@ -1,9 +1,11 @@
+import type { OutboxTable } from "@avatar/runtime";
 import type { ColumnType, Generated, Selectable } from "kysely";
 
 /** The memory service's tables (Postgres schema `memory`). */
 export interface MemoryDatabase {
   memories: MemoryTable;
   session_episodes: SessionEpisodeTable;
+  outbox: OutboxTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;

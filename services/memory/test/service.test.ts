@@ -1,6 +1,7 @@
 import { SessionMode } from "@avatar/contracts/common";
-import { MemoryService, MemoryType } from "@avatar/contracts/memory";
+import { MemoryCreatedSchema, MemoryService, MemoryType } from "@avatar/contracts/memory";
 import { SessionState } from "@avatar/contracts/sessions";
+import { fromBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { extractiveSummary } from "../src/extractive-summarizer.js";
@@ -81,6 +82,16 @@ describe("CreateMemory", () => {
       $typeName: "avatar.memory.v1.GetMemoryResponse",
       memory: m,
     });
+    // Its memory.created event waits in the outbox, written with it.
+    const events = await t.db
+      .selectFrom("outbox")
+      .selectAll()
+      .where("msg_id", "=", `memory.created.${m?.id}`)
+      .execute();
+    expect(events).toHaveLength(1);
+    const event = fromBinary(MemoryCreatedSchema, new Uint8Array(events[0]?.payload ?? []));
+    expect([event.memory?.id, event.memory?.spaceId, event.sessionId]).toEqual([m?.id, SPACE_A, session.id]);
+    expect(events[0]?.subject).toBe("events.memory.created");
   });
 
   it("accepts an unspecified type as session, and makes a new memory on each call", async () => {

@@ -6,6 +6,7 @@ import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
 import { avatarMediaFactory } from "./media/media-factory.js";
 import type { SessionMediaFactory } from "./media/session-media.js";
+import { meterWorker } from "./metrics/pipeline-metrics.js";
 import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
 import type { SessionProvidersFactory } from "./providers/session-providers.js";
@@ -62,6 +63,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
       avatarMediaFactory({ catalog: deps.clients.catalog, env: deps.env, mediaOn: settings.PIPELINE_MEDIA }),
   });
   const registry = new WorkerRegistry(deps.bus, clock, settings.PIPELINE_HEARTBEAT_MS * 3);
+  let unmeter: (() => void) | undefined;
   return {
     name: "pipeline",
     worker,
@@ -70,8 +72,14 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
     start: async () => {
       registry.start();
       worker.start();
+      unmeter = meterWorker({
+        id: workerId,
+        capacity: settings.PIPELINE_CAPACITY,
+        running: () => worker.sessionIds.length,
+      });
     },
     stop: async () => {
+      unmeter?.();
       await worker.stop();
       await registry.stop();
     },

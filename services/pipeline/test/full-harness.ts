@@ -10,6 +10,7 @@ import {
 import { createLogger, type Logger } from "@avatar/runtime";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ClientEvent, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
+import { TurnMetrics } from "../src/realtime/turn-metrics.js";
 import { RecordingOutput } from "./recording-output.js";
 
 /**
@@ -30,6 +31,17 @@ export class RecordingSession implements SessionContext {
   readonly events: RecordedEvent[] = [];
   readonly transcript: Omit<TranscriptEntry, "$typeName" | "$unknown">[] = [];
   readonly endReasons: SessionEndReason[] = [];
+  /** `session.turn_metrics` events, kept apart from `events` so that event-order tests need not list them. */
+  readonly turnMetricsEvents: RecordedEvent[] = [];
+  /** What the runner would store among the session's events. */
+  readonly stored: { id: string; type: string; payload: unknown }[] = [];
+  readonly turnMetrics = new TurnMetrics({
+    mode: "FULL",
+    now: () => Date.now(),
+    send: (event) =>
+      this.turnMetricsEvents.push({ ...event, sourceEventId: event.sourceEventId ?? null, at: Date.now() }),
+    store: (event) => this.stored.push(event),
+  });
   private readonly startedAt = Date.now();
   private readonly waiters: { match: (e: RecordedEvent) => boolean; resolve: (e: RecordedEvent) => void }[] =
     [];

@@ -199,6 +199,72 @@ describe("the user's speech", () => {
   });
 });
 
+describe("turn metrics", () => {
+  it("an answer to speech measures transcript, first token, first audio and the mouth-open frame, in order", async () => {
+    const { session, say } = run();
+    const peerReady = stt.nextPeer();
+    say(silence(500));
+    say(speech);
+    const peer = await peerReady;
+    await peer.received.waitFor((frame) => frame.kind === "binary");
+    peer.flushOnClose.push(results("how are you", { isFinal: true }));
+    chat.enqueue({ kind: "stream", pieces: ["Fine, ", "thanks."] });
+    say(silence(1000));
+
+    const speakEnded = await session.waitFor("user.speak_ended");
+    const transcribed = await session.waitFor("user.transcription");
+    const audioStarted = await session.waitFor("avatar.speak_started");
+    // The renderer's frames: a closed mouth first, then an open one (the media code reports them).
+    session.turnMetrics.videoFrame({ at: audioStarted.at + 5, mouthOpen: 0.05 });
+    session.turnMetrics.videoFrame({ at: audioStarted.at + 45, mouthOpen: 0.6 });
+    session.turnMetrics.videoFrame({ at: audioStarted.at + 85, mouthOpen: 0.9 });
+    await session.waitFor("avatar.speak_ended");
+
+    const [event] = session.turnMetricsEvents;
+    expect(session.turnMetricsEvents).toHaveLength(1);
+    expect(event).toMatchObject({ type: "session.turn_metrics", trigger: "user_speech", interrupted: false });
+    const latency = event?.latency_ms as Record<
+      "final_transcript" | "first_llm_token" | "first_audio" | "first_mouth_open_frame",
+      number
+    >;
+    const started = event?.started_at as number;
+    expect(Math.abs(started - speakEnded.at)).toBeLessThanOrEqual(5);
+    expect(Math.abs(started + latency.final_transcript - transcribed.at)).toBeLessThanOrEqual(5);
+    expect(Math.abs(started + latency.first_audio - audioStarted.at)).toBeLessThanOrEqual(5);
+    expect(latency.first_mouth_open_frame).toBe(audioStarted.at + 45 - started);
+    expect(latency.final_transcript).toBeGreaterThanOrEqual(0);
+    expect(latency.first_llm_token).toBeGreaterThanOrEqual(latency.final_transcript);
+    expect(latency.first_audio).toBeGreaterThanOrEqual(latency.first_llm_token);
+    expect(latency.first_mouth_open_frame).toBeGreaterThanOrEqual(latency.first_audio);
+    // Kept among the session's events with the same figures.
+    expect(session.stored).toEqual([
+      {
+        id: event?.turn_id,
+        type: "session.turn_metrics",
+        payload: expect.objectContaining({
+          turn_id: event?.turn_id,
+          latency_ms: latency,
+          source_event_id: null,
+        }),
+      },
+    ]);
+  });
+
+  it("avatar.repeat: no transcript or model stages; without video the frame stage is null", async () => {
+    const { session, mode } = run({}, { ...env, PROVIDER_STTVENDOR1_URL: "" });
+    const request = clientEvent("avatar.repeat", { text: "Hello." });
+    mode.handle(request);
+    await session.waitFor("avatar.speak_ended");
+    const [event] = session.turnMetricsEvents;
+    expect(event).toMatchObject({
+      trigger: "avatar.repeat",
+      sourceEventId: request.eventId,
+      latency_ms: { final_transcript: null, first_llm_token: null, first_mouth_open_frame: null },
+    });
+    expect((event?.latency_ms as Record<string, number> | undefined)?.first_audio).toBeGreaterThanOrEqual(0);
+  });
+});
+
 describe("bad audio", () => {
   it("gets an error event naming the problem, and the session goes on", async () => {
     const { session, mode, say } = run({}, { ...env, PROVIDER_STTVENDOR1_URL: "" });

@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { liteMode } from "../src/lite/lite-mode.js";
 import type { SessionProviders } from "../src/providers/session-providers.js";
 import type { ModeHandler, ServerEventInput, SessionContext } from "../src/realtime/mode.js";
+import { TurnMetrics } from "../src/realtime/turn-metrics.js";
 import { ManualClock } from "./manual-clock.js";
 import { RecordingOutput } from "./recording-output.js";
 
@@ -23,6 +24,7 @@ function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversa
   const sent: (ServerEventInput & { at: number; to?: string })[] = [];
   const ended: SessionEndReason[] = [];
   const transcript: { role: string; transcript: string }[] = [];
+  const turnMetrics: (ServerEventInput & { at: number })[] = [];
   const cfg: SessionConfig = create(SessionConfigSchema, { mode: SessionMode.LITE, ...config });
   const avatar = new RecordingOutput(() => clock.now() - t0);
   const ctx: SessionContext = {
@@ -38,6 +40,12 @@ function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversa
     sendWarning: (type, message, sourceEventId) =>
       ctx.send({ type: "warning", sourceEventId: sourceEventId ?? null, warning: { type, message } }),
     appendTranscript: (entries) => transcript.push(...entries),
+    turnMetrics: new TurnMetrics({
+      mode: "LITE",
+      now: clock.now,
+      send: (event) => turnMetrics.push({ ...event, at: clock.now() - t0 }),
+      store: () => {},
+    }),
     end: async (reason) => {
       ended.push(reason);
     },
@@ -56,7 +64,7 @@ function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversa
   const event = (type: string, payload: Record<string, unknown> = {}, eventId: string | null = null) =>
     mode.handle({ type, eventId, payload: { type, ...payload }, connectionId: "c1" });
   const types = () => sent.map((e) => `${e.at} ${e.type}${e.sourceEventId ? ` ${e.sourceEventId}` : ""}`);
-  return { clock, sent, ended, transcript, avatar, mode, event, types, next: () => `e${++n}` };
+  return { clock, sent, ended, transcript, avatar, turnMetrics, mode, event, types, next: () => `e${++n}` };
 }
 
 /** `ms` of 24 kHz 16-bit audio, base64. */
@@ -112,6 +120,49 @@ describe("LITE mode", () => {
       "800 agent.state_updated",
       "800 agent.audio_buffer_cleared stop",
     ]);
+  });
+
+  it("measures each utterance as a turn: first chunk to playback, then to the first mouth-open frame", () => {
+    const { clock, event, turnMetrics, mode } = rig();
+    event("agent.speak", { audio: audio(500) }, "u1");
+    event("agent.speak_end", {}, "end1");
+    clock.advance(200);
+    // The second utterance's first chunk waits 300 ms behind the first.
+    event("agent.speak", { audio: audio(300) }, "u2");
+    event("agent.speak_end", {}, "end2");
+    clock.advance(300);
+    const ctx = (mode as unknown as { ctx: SessionContext }).ctx;
+    ctx.turnMetrics.videoFrame({ at: clock.now() - 20, mouthOpen: 0.5 }); // before u2 played: not its frame
+    clock.advance(40);
+    ctx.turnMetrics.videoFrame({ at: clock.now(), mouthOpen: 0.05 }); // mouth at rest
+    clock.advance(40);
+    ctx.turnMetrics.videoFrame({ at: clock.now(), mouthOpen: 0.4 });
+    clock.advance(300);
+    expect(turnMetrics.map((e) => [e.at, e.sourceEventId, e.trigger, e.interrupted, e.latency_ms])).toEqual([
+      [
+        500,
+        "u1",
+        "agent.speak",
+        false,
+        { final_transcript: null, first_llm_token: null, first_audio: 0, first_mouth_open_frame: null },
+      ],
+      [
+        800,
+        "u2",
+        "agent.speak",
+        false,
+        { final_transcript: null, first_llm_token: null, first_audio: 300, first_mouth_open_frame: 380 },
+      ],
+    ]);
+  });
+
+  it("an interrupted utterance's turn says so", () => {
+    const { clock, event, turnMetrics } = rig();
+    event("agent.speak", { audio: audio(2000) }, "u1");
+    clock.advance(500);
+    event("agent.interrupt", {}, "stop");
+    expect(turnMetrics).toHaveLength(1);
+    expect(turnMetrics[0]).toMatchObject({ sourceEventId: "u1", interrupted: true, at: 500 });
   });
 
   it("refuses bad audio with an error naming the problem and goes on", () => {

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { type SessionConfig, SessionConfigSchema, SessionSource } from "@avatar/contracts/common";
 import { SessionCreatedSchema } from "@avatar/contracts/sessions";
+import type { OutboxPublisher } from "@avatar/runtime";
 import { invalidRequest, isUuid, topics } from "@avatar/runtime";
 import { create, toJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { creditRate } from "./ledger.js";
 import { modeFromProto, sessionToProto, sourceFromProto } from "./mapping.js";
-import type { OutboxPublisher } from "./outbox.js";
 import * as repo from "./repository.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
 import type { SessionSettings } from "./settings.js";

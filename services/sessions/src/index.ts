@@ -1,8 +1,9 @@
 import { SessionsService } from "@avatar/contracts/sessions";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import { OutboxPublisher } from "@avatar/runtime";
 import { type LifecycleDeps, SessionLifecycle } from "./lifecycle.js";
+import { meterSessions } from "./metrics.js";
 import { migrations } from "./migrations/index.js";
-import { OutboxPublisher } from "./outbox.js";
 import { pipelineAssigner } from "./pipeline-assignment.js";
 import { SessionScheduler } from "./scheduler.js";
 import type { SessionsDatabase } from "./schema.js";
@@ -65,6 +66,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     now,
   });
   const service = sessionsService({ db: deps.db, lifecycle, outbox, now });
+  let unmeter: (() => void) | undefined;
   return {
     name: "sessions",
     lifecycle,
@@ -73,10 +75,13 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     outbox,
     routes: (router) => router.service(SessionsService, service),
     start: async () => {
+      outbox.meter("sessions");
+      unmeter = meterSessions(deps.db);
       await liveness.start();
       if (!options.manualScheduler) scheduler.start();
     },
     stop: async () => {
+      unmeter?.();
       await liveness.stop();
       await scheduler.stop();
       await outbox.idle();

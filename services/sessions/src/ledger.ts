@@ -1,3 +1,4 @@
+import { creditsCharged } from "@avatar/runtime";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { SessionModeValue, SessionSourceValue, SessionsDatabase } from "./schema.js";
 
@@ -135,6 +136,7 @@ export async function settleEscrowAsFirstMinute(
 ): Promise<void> {
   await insertRow(trx, m, "escrow_release", m.amount, null);
   await insertRow(trx, m, "charge", -m.amount, 0);
+  creditsCharged.inc(m.amount);
 }
 
 export type ChargeResult = "charged" | "already_charged" | "insufficient";
@@ -157,7 +159,11 @@ export async function chargeMinute(
     )
     .returning("id")
     .executeTakeFirst();
-  if (row) return "charged";
+  if (row) {
+    // Counted as written: a transaction that rolls back afterwards (rare) leaves the count a little high.
+    creditsCharged.inc(m.amount);
+    return "charged";
+  }
   await credit(trx, m.spaceId, m.amount, m.at);
   return "already_charged";
 }

@@ -1,6 +1,6 @@
 import { type SessionConfig, SessionConfigSchema } from "@avatar/contracts/common";
 import { SessionStartedSchema } from "@avatar/contracts/sessions";
-import type { EndReasonName } from "@avatar/runtime";
+import type { EndReasonName, OutboxPublisher } from "@avatar/runtime";
 import {
   conflict,
   insufficientCredits,
@@ -16,7 +16,6 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { createSession, type NewSession } from "./creation.js";
 import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
-import type { OutboxPublisher } from "./outbox.js";
 import * as repo from "./repository.js";
 import type { ConnectionStateValue, SessionRow, SessionsDatabase } from "./schema.js";
 import type { SessionSettings } from "./settings.js";

@@ -1,7 +1,6 @@
-import type { Logger } from "@avatar/runtime";
+import type { Logger, OutboxPublisher } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import type { SessionLifecycle } from "./lifecycle.js";
-import type { OutboxPublisher } from "./outbox.js";
 import { dueSessionIds } from "./repository.js";
 import type { SessionsDatabase } from "./schema.js";
 import { deleteExpiredTickets } from "./tickets.js";

@@ -8,9 +8,11 @@ import type { EndReasonName } from "@avatar/runtime";
 import {
   conflict,
   endReasonFromProto,
+  enqueueEvent,
   invalidRequest,
   isUuid,
   notFound,
+  type OutboxPublisher,
   pageInfo,
   pageWindow,
   topics,
@@ -29,7 +31,6 @@ import {
   sessionToProto,
   transcriptEntryToProto,
 } from "./mapping.js";
-import { enqueueEvent, type OutboxPublisher } from "./outbox.js";
 import * as repo from "./repository.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
 import { appendSessionEvents, deleteSessionHistory, listSessionEvents } from "./session-events.js";

@@ -1,11 +1,11 @@
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
 import type { EndReasonName } from "@avatar/runtime";
-import { type Topic, topics } from "@avatar/runtime";
+import { enqueueEvent, type Topic, topics } from "@avatar/runtime";
 import { create, type Message } from "@bufbuild/protobuf";
 import type { Transaction, Updateable } from "kysely";
 import { chargeMinute, releaseEscrow } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
-import { enqueueEvent } from "./outbox.js";
+import { countTransition } from "./metrics.js";
 import { updateSession } from "./repository.js";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 import { appendSessionEvents } from "./session-events.js";
@@ -38,6 +38,7 @@ export async function announce<T extends Message>(
 ): Promise<void> {
   await appendSessionEvents(trx, row.id, [{ type: notice.type, payload: notice.payload, createdAt: now }]);
   await enqueueEvent(trx, event.topic, event.value, event.msgId, now);
+  countTransition(row, notice.type);
 }
 
 /** Ends a session that has not ended: at `at` (the moment its timer fired, or now), for `reason`. */

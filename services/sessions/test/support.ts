@@ -75,7 +75,7 @@ export function harness(
     },
   );
   const transport = createRouterTransport((router) => app.routes(router), {
-    router: { interceptors: connectInterceptors(silentLogger) },
+    router: { interceptors: connectInterceptors(silentLogger, "sessions") },
   });
   return { app, client: createClient(SessionsService, transport), clock, bus, db };
 }

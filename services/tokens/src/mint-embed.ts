@@ -25,6 +25,8 @@ export async function mintEmbedSessionToken(deps: MintDeps, req: MintEmbedSessio
     avatarId: embed.avatarId,
     isSandbox: embed.isSandbox,
     videoSettings: {
+      quality: embed.videoSettings?.quality,
+      encoding: embed.videoSettings?.encoding,
       orientation:
         embed.orientation === EmbedOrientation.VERTICAL
           ? VideoOrientation.VERTICAL

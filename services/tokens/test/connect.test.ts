@@ -55,7 +55,7 @@ describe("TokensService over an in-process Connect transport", () => {
     const log = createLogger({ sink: () => {} });
     const transport = createRouterTransport(
       (router) => router.service(TokensService, tokensAdminService(t.db, signer)),
-      { router: { interceptors: connectInterceptors(log) } },
+      { router: { interceptors: connectInterceptors(log, "tokens") } },
     );
     client = createClient(TokensService, transport);
   });

@@ -6,6 +6,7 @@ import { identityCommands } from "./commands/identity.js";
 import { importCommands } from "./commands/import.js";
 import { keyCommands } from "./commands/key.js";
 import { spaceCommands } from "./commands/space.js";
+import { webhookCommands } from "./commands/webhook.js";
 import { connect } from "./connection.js";
 import { reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, mainHelp } from "./help.js";
@@ -19,6 +20,7 @@ export const commands: Command[] = [
   ...creditsCommands,
   ...importCommands,
   ...identityCommands,
+  ...webhookCommands,
 ];
 
 const groups = [...new Set(commands.map((c) => c.group))];

@@ -38,7 +38,13 @@ const urls = () => ({
 });
 
 function discover(pid: number, operatorKey = testIdentities.privateKeys.avatarctl): void {
-  const services = { ...urls(), agents: "http://127.0.0.1:9", memory: "http://127.0.0.1:9", pipeline: "" };
+  const services = {
+    ...urls(),
+    agents: "http://127.0.0.1:9",
+    memory: "http://127.0.0.1:9",
+    pipeline: "",
+    webhooks: "",
+  };
   writeDiscovery(dataDir, { pid, gateway: "http://127.0.0.1:9", services, operatorKey });
 }
 
@@ -122,7 +128,7 @@ describe("identity generate", () => {
     expect(first.code).toBe(0);
     const set = parseIdentitySet(first.stdout);
     expect(Object.keys(set.privateKeys)).toContain("avatarctl");
-    expect(set.publicKeys.split(",")).toHaveLength(8);
+    expect(set.publicKeys.split(",")).toHaveLength(9);
     expect(parseIdentitySet(second.stdout).privateKeys.avatarctl).not.toBe(set.privateKeys.avatarctl);
   });
 });

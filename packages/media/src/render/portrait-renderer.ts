@@ -179,6 +179,21 @@ export class PortraitRenderer implements AvatarVideoGenerator {
     return { width: this.width, height: this.height, data };
   }
 
+  /**
+   * Where the mouth is drawn in the frame with the head at rest: the box around every mouth shape.
+   * Idle motion moves it a few pixels (up to 4 at 720p). For tests that watch the mouth in a video.
+   */
+  mouthBox(): { x: number; y: number; width: number; height: number } {
+    const r = this.raster;
+    const upright = HEAD_TILTS_DEG.indexOf(0);
+    const boxes = r.mouths.map((m) => m.byTilt[upright] as (typeof m.byTilt)[number]);
+    const left = Math.min(...boxes.map((b) => b.dx));
+    const top = Math.min(...boxes.map((b) => b.dy));
+    const right = Math.max(...boxes.map((b) => b.dx + b.sprite.width));
+    const bottom = Math.max(...boxes.map((b) => b.dy + b.sprite.height));
+    return { x: r.headX + left, y: r.headY + top, width: right - left, height: bottom - top };
+  }
+
   /** A frame's worth of time passes unseen: its audio is dropped and the animation moves on. */
   private skipFrame(): void {
     const from = this.queue.position;

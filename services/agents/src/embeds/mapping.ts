@@ -1,4 +1,5 @@
 import { type Embed, EmbedOrientation, EmbedSchema } from "@avatar/contracts/agents";
+import { encodingOf, qualityOf } from "@avatar/media/video-settings";
 import { toTimestamp } from "@avatar/runtime";
 import { create } from "@bufbuild/protobuf";
 import type { EmbedRow, OrientationValue } from "../schema.js";
@@ -20,6 +21,7 @@ export function embedToProto(row: EmbedRow): Embed {
     maxSessionDuration: row.max_session_duration ?? 0,
     defaultLanguage: row.default_language ?? "",
     isSandbox: row.is_sandbox,
+    videoSettings: { quality: qualityOf(row.video_quality), encoding: encodingOf(row.video_encoding) },
     createdAt: toTimestamp(row.created_at),
   });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type AgentsService, EmbedOrientation } from "@avatar/contracts/agents";
+import { streamSettings } from "@avatar/media/video-settings";
 import { invalidRequest, isUuid } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { missingResource } from "../checks.js";
@@ -36,6 +37,10 @@ export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
       if (req.isSandbox && !avatar.sandboxEnabled) {
         throw invalidRequest("is_sandbox needs a sandbox-enabled avatar", { field: "is_sandbox" });
       }
+      const video = streamSettings(req.videoSettings);
+      if (video.quality === "very_high" && !avatar.is1080p) {
+        throw invalidRequest("video quality very_high needs a 1080p avatar", { field: "video_settings" });
+      }
       const voiceAgent =
         req.voiceAgentId !== undefined
           ? await readableVoiceAgent(db, req.spaceId, req.voiceAgentId, "voice_agent_id")
@@ -62,6 +67,8 @@ export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
         max_session_duration: req.maxSessionDuration ?? null,
         default_language: req.defaultLanguage ?? null,
         is_sandbox: req.isSandbox,
+        video_quality: video.quality,
+        video_encoding: video.codec,
       });
       return { embed: embedToProto(row) };
     },

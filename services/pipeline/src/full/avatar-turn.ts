@@ -8,10 +8,21 @@ import { SentenceBuffer } from "./sentence-buffer.js";
 import { type TurnStart, turnStart, writeTurn } from "./transcript.js";
 
 /** What the avatar is asked to do: speak a text as given, or answer through the language model. */
-export type TurnRequest =
+export type TurnRequest = (
   | { kind: "speak"; text: string; sourceEventId: string | null }
   /** `userText`: a text the client asked the avatar to answer (avatar.say); else the conversation so far. */
-  | { kind: "answer"; userText?: string; sourceEventId: string | null };
+  | { kind: "answer"; userText?: string; sourceEventId: string | null }
+) & { origin?: TurnOrigin };
+
+/** Where a turn came from, for its latency (realtime/turn-metrics.ts). */
+export interface TurnOrigin {
+  /** `user_speech`, `opening_text`, or the client event's type. */
+  trigger: string;
+  /** The turn's reference point (epoch ms): the end of the user's speech, or when the request arrived. */
+  at: number;
+  /** When the user's utterance was recognized (answers to speech). */
+  transcribedAt?: number;
+}
 
 export interface TurnDeps {
   ctx: SessionContext;
@@ -43,6 +54,14 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
   const emit = (type: string, fields: Omit<ServerEventInput, "type"> = {}) => {
     if (d.mayEmit()) ctx.send({ type, sourceEventId: request.sourceEventId, ...fields });
   };
+  const metrics = ctx.turnMetrics.begin({
+    trigger: request.origin?.trigger ?? (request.kind === "speak" ? "avatar.repeat" : "avatar.say"),
+    startedAt: request.origin?.at ?? ctx.now(),
+    sourceEventId: request.sourceEventId,
+  });
+  if (request.origin?.transcribedAt !== undefined) {
+    metrics.mark("final_transcript", request.origin.transcribedAt);
+  }
   if (request.kind === "answer" && request.userText !== undefined) {
     writeTurn(ctx, "user", request.userText, turnStart(ctx));
     d.conversation.addUser(request.userText);
@@ -68,6 +87,7 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
     const buffer = new SentenceBuffer();
     try {
       for await (const piece of textOf(d, request, controller.signal)) {
+        if (request.kind === "answer") metrics.mark("first_llm_token");
         emit("avatar.transcription.chunk", { text: piece });
         wroteText = true;
         for (const sentence of buffer.push(piece)) queue.push(sentence);
@@ -96,6 +116,7 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
       for await (const { pcm, phonemes } of chunks) {
         if (!start) {
           start = turnStart(ctx);
+          metrics.mark("first_audio");
           emit("avatar.speak_started");
           d.onTalking(true);
         }
@@ -134,6 +155,7 @@ export async function runTurn(d: TurnDeps, request: TurnRequest, signal: AbortSi
     writeTurn(ctx, "avatar", spoken, start);
     d.conversation.addAvatar(spoken);
   }
+  if (d.mayEmit()) metrics.finish({ interrupted });
 }
 
 async function* textOf(d: TurnDeps, request: TurnRequest, signal: AbortSignal): AsyncGenerator<string> {

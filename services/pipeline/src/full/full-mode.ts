@@ -8,7 +8,7 @@ import { AgentState } from "./agent-state.js";
 import { decodeUserAudio } from "./audio-input.js";
 import { runTurn, type TurnRequest } from "./avatar-turn.js";
 import { Conversation } from "./conversation.js";
-import { Listening } from "./listening.js";
+import { type Heard, Listening } from "./listening.js";
 import { playoutClock } from "./playout.js";
 import { PushToTalk } from "./push-to-talk.js";
 import { type TurnStart, writeTurn } from "./transcript.js";
@@ -72,7 +72,7 @@ export class FullMode implements ModeHandler {
       providers,
       {
         speechStarted: () => this.turns.interrupt("barge-in"),
-        recognized: (text, start) => this.userSaid(text, start),
+        recognized: (text, start, heard) => this.userSaid(text, start, heard),
       },
       options.vad,
     );
@@ -87,7 +87,14 @@ export class FullMode implements ModeHandler {
     this.refreshState();
     this.prepare();
     const opening = this.ctx.config.openingText.trim();
-    if (opening) this.turns.enqueue({ kind: "speak", text: opening, sourceEventId: null });
+    if (opening) {
+      this.turns.enqueue({
+        kind: "speak",
+        text: opening,
+        sourceEventId: null,
+        origin: { trigger: "opening_text", at: this.ctx.now() },
+      });
+    }
   }
 
   handle(event: ClientEvent): void {
@@ -173,19 +180,26 @@ export class FullMode implements ModeHandler {
       );
       return;
     }
+    const origin = { trigger: event.type, at: this.ctx.now() };
     const request: TurnRequest =
       event.type === "avatar.repeat" || event.type === "avatar.speak_text"
-        ? { kind: "speak", text, sourceEventId: event.eventId }
-        : { kind: "answer", userText: text, sourceEventId: event.eventId };
+        ? { kind: "speak", text, sourceEventId: event.eventId, origin }
+        : { kind: "answer", userText: text, sourceEventId: event.eventId, origin };
     this.turns.enqueue(request);
   }
 
   /** A recognized utterance: written and remembered; answered unless the user has already gone on speaking. */
-  private userSaid(text: string, start: TurnStart): void {
+  private userSaid(text: string, start: TurnStart, heard: Heard): void {
     if (this.stopped) return;
     writeTurn(this.ctx, "user", text, start);
     this.conversation.addUser(text);
-    if (!this.listening.speaking) this.turns.enqueue({ kind: "answer", sourceEventId: null });
+    if (!this.listening.speaking) {
+      this.turns.enqueue({
+        kind: "answer",
+        sourceEventId: null,
+        origin: { trigger: "user_speech", at: heard.endedAt, transcribedAt: heard.transcribedAt },
+      });
+    }
   }
 
   private setListening(enabled: boolean): void {

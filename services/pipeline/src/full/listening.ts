@@ -8,8 +8,14 @@ import { UserUtterance } from "./user-utterance.js";
 export interface ListeningHooks {
   /** The user started speaking (barge-in point). */
   speechStarted(): void;
-  /** An utterance was recognized: its text (never empty) and when it began. */
-  recognized(text: string, start: TurnStart): void;
+  /** An utterance was recognized: its text (never empty), when it began, and when it ended and was recognized. */
+  recognized(text: string, start: TurnStart, heard: Heard): void;
+}
+
+/** When the user's speech ended (as detected, or push-to-talk stopped) and when its text was known (epoch ms). */
+export interface Heard {
+  endedAt: number;
+  transcribedAt: number;
 }
 
 /** Audio kept from before the detector's start report, so the first syllable reaches recognition. */
@@ -80,11 +86,12 @@ export class Listening {
     const utterance = this.current;
     if (!utterance) return;
     this.current = undefined;
+    const endedAt = this.ctx.now();
     this.ctx.send({ type: "user.speak_ended" });
     void utterance.finish().then((text) => {
       if (!this.live.delete(utterance) || !text) return;
       this.ctx.send({ type: "user.transcription", text });
-      this.hooks.recognized(text, utterance.start);
+      this.hooks.recognized(text, utterance.start, { endedAt, transcribedAt: this.ctx.now() });
     });
   }
 

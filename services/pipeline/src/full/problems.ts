@@ -1,4 +1,5 @@
 import { ProviderError } from "@avatar/providers";
+import { countProviderError } from "../metrics/pipeline-metrics.js";
 import type { SessionContext } from "../realtime/mode.js";
 
 /**
@@ -28,6 +29,7 @@ export function reportFailure(
   options: { severity: Severity; sourceEventId?: string | null },
 ): void {
   const sourceEventId = options.sourceEventId ?? null;
+  countProviderError(err);
   let type: string;
   let message: string;
   if (err instanceof ProviderError) {

@@ -1,6 +1,7 @@
 import { SessionEndReason } from "@avatar/contracts/sessions";
 import type { Conversation, ConversationEvent } from "@avatar/providers";
 import { ProviderError } from "@avatar/providers";
+import { countProviderError } from "../metrics/pipeline-metrics.js";
 import type { SessionProviders } from "../providers/session-providers.js";
 import type { SessionContext } from "../realtime/mode.js";
 
@@ -138,6 +139,7 @@ export class ConversationLink {
   }
 
   private report(err: unknown): void {
+    countProviderError(err);
     if (err instanceof ProviderError) {
       if (err.kind === "rate_limited") {
         this.ctx.sendWarning("provider_rate_limited", `${err.provider}: ${err.message}`);

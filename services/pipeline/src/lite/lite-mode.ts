@@ -2,10 +2,11 @@ import type { SessionProvidersFactory } from "../providers/session-providers.js"
 import { type Clock, systemClock, Timer } from "../realtime/clock.js";
 import { LITE_CLIENT_EVENTS } from "../realtime/event-types.js";
 import type { ClientEvent, ModeFactory, ModeHandler, SessionContext } from "../realtime/mode.js";
+import type { Turn } from "../realtime/turn-metrics.js";
 import { AgentState } from "./agent-state.js";
 import { ConversationLink } from "./conversation-link.js";
 import { checkAudio, pcmOf } from "./pcm.js";
-import { UtteranceQueue } from "./utterances.js";
+import { type Utterance, UtteranceQueue } from "./utterances.js";
 
 /** Agent audio that pauses this long ends the agent's utterance when its provider marks no turn end. */
 const AGENT_TURN_GAP_MS = 700;
@@ -48,12 +49,33 @@ class LiteMode implements ModeHandler {
     this.state = new AgentState((state, previous) =>
       ctx.send({ type: "agent.state_updated", state, previous_state: previous }),
     );
+    // Each utterance is a turn for its latency: from its first audio to the moment it began to play.
+    const turns = new WeakMap<Utterance, Turn>();
+    const finishTurn = (u: Utterance, interrupted: boolean) => {
+      turns.get(u)?.finish({ interrupted });
+      turns.delete(u);
+    };
     this.utterances = new UtteranceQueue(
       clock,
       {
-        started: (u) => ctx.send({ type: "agent.speak_started", sourceEventId: u.id }),
-        ended: (u) => ctx.send({ type: "agent.speak_ended", sourceEventId: u.id }),
-        interrupted: (u) => ctx.send({ type: "agent.speak_interrupted", sourceEventId: u.id }),
+        started: (u) => {
+          const turn = ctx.turnMetrics.begin({
+            trigger: u.source === "client" ? "agent.speak" : "agent",
+            startedAt: u.firstAudioAt,
+            sourceEventId: u.source === "client" ? u.id : null,
+          });
+          turn.mark("first_audio");
+          turns.set(u, turn);
+          ctx.send({ type: "agent.speak_started", sourceEventId: u.id });
+        },
+        ended: (u) => {
+          ctx.send({ type: "agent.speak_ended", sourceEventId: u.id });
+          finishTurn(u, false);
+        },
+        interrupted: (u) => {
+          ctx.send({ type: "agent.speak_interrupted", sourceEventId: u.id });
+          finishTurn(u, true);
+        },
         talking: (on) => this.state.setTalking(on),
       },
       ctx.avatar,

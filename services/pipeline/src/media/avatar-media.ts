@@ -136,6 +136,8 @@ export class AvatarMedia implements SessionMedia {
       onError: (err) => this.ctx.log.warn("the avatar's stream failed", { err }),
       onViewerGone: (viewerId, reason) => this.ctx.log.info("a viewer left", { viewerId, reason }),
     });
+    const onFrame = this.ctx.onFrame;
+    if (onFrame) stream.tap((frame) => onFrame(frame));
     this.live = { renderer, stream };
     return this.live;
   }

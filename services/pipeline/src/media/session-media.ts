@@ -20,6 +20,8 @@ export interface SessionMediaContext {
   config: SessionConfig;
   log: Logger;
   clock: Clock;
+  /** Each frame as it is rendered: when it plays and how open the mouth is (per-turn latency). */
+  onFrame?: (frame: { at: number; mouthOpen: number }) => void;
 }
 
 /** Makes the media of a session that starts on this worker. */

@@ -2,6 +2,7 @@ import type { SessionConfig } from "@avatar/contracts/common";
 import type { Session, SessionEndReason, TranscriptEntry } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
 import type { AvatarOutput } from "../media/avatar-output.js";
+import type { TurnMetrics } from "./turn-metrics.js";
 
 /**
  * The seam between a session's runner (connections, bus, lifecycle: realtime/session-runner.ts) and what
@@ -43,6 +44,11 @@ export interface SessionContext {
   sendWarning(type: string, message: string, sourceEventId?: string | null): void;
   /** Writes transcript entries through the sessions service (idempotent by entry_id, retried). */
   appendTranscript(entries: Omit<TranscriptEntry, "$typeName" | "$unknown">[]): void;
+  /**
+   * Per-turn latency: modes begin a turn and mark its stages; the media code reports rendered frames
+   * with `turnMetrics.videoFrame(frame)` (realtime/turn-metrics.ts).
+   */
+  readonly turnMetrics: TurnMetrics;
   /** Asks the sessions service to end the session (e.g. AGENT_HANG_UP); the runner then stops the mode. */
   end(reason: SessionEndReason): Promise<void>;
   /** Milliseconds since the Unix epoch (injectable clock). */

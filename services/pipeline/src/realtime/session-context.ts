@@ -1,11 +1,14 @@
 import type { SessionConfig } from "@avatar/contracts/common";
-import type { Session, SessionEndReason } from "@avatar/contracts/sessions";
+import { SessionMode } from "@avatar/contracts/common";
+import type { Session, SessionEndReason, SessionEvent } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { AvatarOutput } from "../media/avatar-output.js";
 import type { Clock } from "./clock.js";
 import { type ServerFrames, serverEventJson } from "./frames.js";
 import type { ServerEventInput, SessionContext } from "./mode.js";
 import type { TranscriptWriter } from "./transcript-writer.js";
+import { TurnMetrics } from "./turn-metrics.js";
 
 export interface ContextParts {
   session: () => Session;
@@ -15,11 +18,15 @@ export interface ContextParts {
   clock: Clock;
   out: ServerFrames;
   transcript: TranscriptWriter;
+  /** Stores notices among the session's events (turn metrics). */
+  events: { write(events: StoredEvent[]): void };
   /** False once the session is over: a mode sends nothing after its stop. */
   open: () => boolean;
   startedAt: () => number;
   end: (reason: SessionEndReason) => Promise<void>;
 }
+
+export type StoredEvent = Pick<SessionEvent, "id" | "type" | "payload" | "createdAt">;
 
 /** What a mode handler sees of its session (realtime/mode.ts), built by the runner. */
 export function sessionContext(p: ContextParts): SessionContext {
@@ -27,6 +34,13 @@ export function sessionContext(p: ContextParts): SessionContext {
   const send = (event: ServerEventInput, connectionId?: string) => {
     if (p.open()) p.out.send(serverEventJson(sessionId, event), connectionId);
   };
+  const turnMetrics = new TurnMetrics({
+    mode: p.config.mode === SessionMode.LITE ? "LITE" : "FULL",
+    now: () => p.clock.now(),
+    send,
+    store: ({ id, type, payload }) =>
+      p.events.write([{ id, type, payload, createdAt: timestampFromMs(p.clock.now()) }]),
+  });
   return {
     sessionId,
     spaceId: p.session().spaceId,
@@ -42,6 +56,7 @@ export function sessionContext(p: ContextParts): SessionContext {
     sendWarning: (type, message, sourceEventId) =>
       send({ type: "warning", sourceEventId: sourceEventId ?? null, warning: { type, message } }),
     appendTranscript: (entries) => p.transcript.write(entries),
+    turnMetrics,
     end: (reason) => p.end(reason),
     now: () => p.clock.now(),
     sinceStart: () => Math.max(0, p.clock.now() - p.startedAt()),

@@ -23,12 +23,13 @@ import { withoutMedia } from "../media/no-media.js";
 import type { SessionMedia, SessionMediaFactory } from "../media/session-media.js";
 import type { PipelineSettings } from "../settings.js";
 import { ActivityReporter } from "./activity.js";
+import { BatchWriter } from "./batch-writer.js";
 import { type Clock, Timer } from "./clock.js";
 import { Connections } from "./connections.js";
 import { readEnvelope } from "./envelope.js";
 import { readClientFrame, ServerFrames, serverEventJson } from "./frames.js";
 import type { ModeFactory, ModeHandler, SessionContext } from "./mode.js";
-import { sessionContext } from "./session-context.js";
+import { type StoredEvent, sessionContext } from "./session-context.js";
 import { type Outcome, SessionReports } from "./session-reports.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 
@@ -84,6 +85,7 @@ export class SessionRunner {
   private readonly connections = new Connections();
   private readonly activity: ActivityReporter;
   private readonly transcript: TranscriptWriter;
+  private readonly events: BatchWriter<StoredEvent>;
   private readonly reports: SessionReports;
   private readonly graceTimer: Timer;
   private readonly sweepTimer: Timer;
@@ -118,6 +120,14 @@ export class SessionRunner {
       },
       clock,
       this.log,
+    );
+    this.events = new BatchWriter<StoredEvent>(
+      async (events) => {
+        await deps.sessions.appendSessionEvents({ sessionId: this.sessionId, events });
+      },
+      clock,
+      this.log,
+      "session events",
     );
     this.reports = new SessionReports(deps.sessions, () => this.session, clock, this.log);
     this.graceTimer = new Timer(clock);
@@ -210,6 +220,7 @@ export class SessionRunner {
       clock: this.deps.clock,
       out: this.out,
       transcript: this.transcript,
+      events: this.events,
       open: () => this.phase === "running",
       startedAt: () => this.startedAt,
       end: (reason) => this.end(reason),
@@ -233,7 +244,13 @@ export class SessionRunner {
   /** The session's media; a session whose media cannot start still runs (its viewers hear why). */
   private async startMedia(session: Session): Promise<SessionMedia> {
     try {
-      return await this.deps.media({ session, config: this.config, log: this.log, clock: this.deps.clock });
+      return await this.deps.media({
+        session,
+        config: this.config,
+        log: this.log,
+        clock: this.deps.clock,
+        onFrame: (frame) => this.context?.turnMetrics.videoFrame(frame),
+      });
     } catch (err) {
       this.log.error("the session's media could not start", { err });
       return withoutMedia("the avatar's media could not start for this session");
@@ -437,6 +454,7 @@ export class SessionRunner {
     void this.whepSubscription.unsubscribe();
     if (wasRunning) this.log.info("session finished", { endReason });
     void this.transcript.idle();
+    void this.events.idle();
     this.deps.onFinished(this.sessionId);
   }
 }

@@ -1,59 +1,21 @@
 import type { TranscriptEntry } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
+import { BatchWriter } from "./batch-writer.js";
 import type { Clock } from "./clock.js";
 
 export type TranscriptInput = Omit<TranscriptEntry, "$typeName" | "$unknown">;
 export type AppendTranscript = (entries: TranscriptInput[]) => Promise<void>;
 
-const RETRY_DELAYS_MS = [200, 1_000, 3_000, 10_000];
-
 /**
- * Writes transcript entries in order, one batch at a time, retrying a failed write with the same entry
- * ids (the sessions service stores an entry id once, so a retry after a lost answer adds nothing).
+ * Writes transcript entries in order, retrying a failed write with the same entry ids (the sessions
+ * service stores an entry id once, so a retry after a lost answer adds nothing).
  */
-export class TranscriptWriter {
-  private queue: TranscriptInput[] = [];
-  private running: Promise<void> | undefined;
-
-  constructor(
-    private readonly append: AppendTranscript,
-    private readonly clock: Clock,
-    private readonly log: Logger,
-  ) {}
-
-  write(entries: TranscriptInput[]): void {
-    for (const e of entries) this.queue.push({ ...e, entryId: e.entryId || crypto.randomUUID() });
-    this.running ??= this.drain().finally(() => {
-      this.running = undefined;
-    });
+export class TranscriptWriter extends BatchWriter<TranscriptInput> {
+  constructor(append: AppendTranscript, clock: Clock, log: Logger) {
+    super(append, clock, log, "transcript entries");
   }
 
-  /** Resolves once everything written so far is stored (or given up). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, 100);
-      await this.writeWithRetries(batch);
-    }
-  }
-
-  private async writeWithRetries(batch: TranscriptInput[]): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.append(batch);
-        return;
-      } catch (err) {
-        const delay = RETRY_DELAYS_MS[attempt];
-        if (delay === undefined) {
-          this.log.error("transcript entries lost after retries", { entries: batch.length, err });
-          return;
-        }
-        this.log.warn("transcript write failed; retrying", { attempt: attempt + 1, err });
-        await new Promise<void>((resolve) => this.clock.after(delay, resolve));
-      }
-    }
+  override write(entries: TranscriptInput[]): void {
+    super.write(entries.map((e) => ({ ...e, entryId: e.entryId || crypto.randomUUID() })));
   }
 }

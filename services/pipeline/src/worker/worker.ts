@@ -11,7 +11,7 @@ import {
   SessionState,
   type SessionsService,
 } from "@avatar/contracts/sessions";
-import { isUuid, type Logger, realtimeSubjects, topics } from "@avatar/runtime";
+import { isUuid, type Logger, pipelineAssignments, realtimeSubjects, topics } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
@@ -96,12 +96,21 @@ export class PipelineWorker {
   }
 
   private async assign(msg: BusMessage): Promise<Uint8Array> {
+    const answer = await this.claim(msg);
+    const workerId = fromBinary(AssignSessionResponseSchema, answer).workerId;
+    pipelineAssignments.inc({ outcome: workerId ? "claimed" : this.hasRoom() ? "refused" : "full" });
+    return answer;
+  }
+
+  private hasRoom(): boolean {
+    return !this.stopping && this.runners.size + this.reserved < this.deps.settings.PIPELINE_CAPACITY;
+  }
+
+  private async claim(msg: BusMessage): Promise<Uint8Array> {
     const { sessionId } = fromBinary(AssignSessionRequestSchema, msg.data);
     if (!isUuid(sessionId)) return this.answer("");
     if (this.runners.has(sessionId)) return this.answer(this.id);
-    if (this.stopping || this.runners.size + this.reserved >= this.deps.settings.PIPELINE_CAPACITY) {
-      return this.answer("");
-    }
+    if (!this.hasRoom()) return this.answer("");
     this.reserved++;
     try {
       const { session, config } = await this.deps.sessions.getSessionConfig({ sessionId });

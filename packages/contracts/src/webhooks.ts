@@ -1,0 +1,1 @@
+export * from "./gen/avatar/webhooks/v1/webhooks_pb.js";

@@ -1,0 +1,145 @@
+import type { Bus } from "@avatar/bus";
+import { type Message, toBinary } from "@bufbuild/protobuf";
+import { type ColumnType, type Generated, type Kysely, sql, type Transaction } from "kysely";
+import type { Topic } from "./events.js";
+import type { Logger } from "./log.js";
+import { outboxDepth } from "./metrics/catalog.js";
+import { sampleInto } from "./metrics/sampled.js";
+
+/**
+ * Bus events go through an outbox: written in the transaction of the change they announce, published
+ * after it commits (right away, and again by the owner's periodic kick for whatever is left). Publishing
+ * is at-least-once; the message id lets the bus drop a repeat. A service that publishes events keeps an
+ * `outbox` table of this shape (outboxMigration creates it) and one OutboxPublisher.
+ */
+
+export interface OutboxTable {
+  id: Generated<string>;
+  subject: string;
+  payload: Buffer;
+  msg_id: string;
+  created_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export interface OutboxDatabase {
+  outbox: OutboxTable;
+}
+
+/** Creates the outbox table (a service's dated migration calls it). */
+export async function createOutboxTable(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable("outbox")
+    .addColumn("id", "bigserial", (c) => c.primaryKey())
+    .addColumn("subject", "text", (c) => c.notNull())
+    .addColumn("payload", "bytea", (c) => c.notNull())
+    .addColumn("msg_id", "text", (c) => c.notNull())
+    .addColumn("created_at", "timestamptz", (c) => c.notNull())
+    .execute();
+}
+
+/** Any service database that has the outbox table; the casts below only forget its other tables. */
+// biome-ignore lint/suspicious/noExplicitAny: each service's database type differs; only `outbox` is used
+type WithOutbox = any;
+
+export async function enqueueEvent<T extends Message>(
+  trx: Transaction<WithOutbox>,
+  topic: Topic<T>,
+  value: T,
+  msgId: string,
+  at: Date,
+): Promise<void> {
+  await (trx as unknown as Transaction<OutboxDatabase>)
+    .insertInto("outbox")
+    .values({
+      subject: topic.subject,
+      payload: Buffer.from(toBinary(topic.schema, value)),
+      msg_id: msgId,
+      created_at: at,
+    })
+    .execute();
+}
+
+export class OutboxPublisher {
+  private readonly db: Kysely<OutboxDatabase>;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private unmeter: (() => void) | undefined;
+
+  constructor(
+    db: Kysely<WithOutbox>,
+    private readonly bus: Bus,
+    private readonly log: Logger,
+    private readonly batchSize = 100,
+  ) {
+    this.db = db as unknown as Kysely<OutboxDatabase>;
+  }
+
+  /** Reports this outbox's depth as `avatar_outbox_depth{service}` until `stopMetering`. */
+  meter(service: string): void {
+    this.unmeter?.();
+    this.unmeter = sampleInto(outboxDepth, async () => {
+      const row = await this.db.selectFrom("outbox").select(sql<string>`count(*)`.as("n")).executeTakeFirst();
+      return [{ labels: { service }, value: Number(row?.n ?? 0) }];
+    });
+  }
+
+  /** Publishes what is waiting, soon; concurrent calls share one run (plus one more for late arrivals). */
+  kick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          while ((await this.publishBatch()) === this.batchSize) {}
+        } while (this.again);
+      } catch (err) {
+        this.log.warn("publishing outbox events failed; the next kick retries", { err });
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  /** Waits for a publishing run in progress, and stops reporting the depth. */
+  async idle(): Promise<void> {
+    this.unmeter?.();
+    this.unmeter = undefined;
+    await this.running;
+  }
+
+  /**
+   * One batch, in order, under row locks so that replicas publish disjoint batches. A row goes once its
+   * publish resolved; a failure leaves it (and those after it) for the next run.
+   */
+  private async publishBatch(): Promise<number> {
+    const { count, failure } = await this.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom("outbox")
+        .selectAll()
+        .orderBy("id")
+        .limit(this.batchSize)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      const done: string[] = [];
+      let failure: unknown;
+      for (const row of rows) {
+        try {
+          await this.bus.publishDurable(row.subject, new Uint8Array(row.payload), { msgId: row.msg_id });
+          done.push(row.id);
+        } catch (err) {
+          failure = err;
+          break;
+        }
+      }
+      if (done.length > 0) await trx.deleteFrom("outbox").where("id", "in", done).execute();
+      return { count: rows.length, failure };
+    });
+    if (failure !== undefined) throw failure;
+    return count;
+  }
+}

@@ -1,0 +1,4 @@
+export * from "./bus.js";
+export * from "./connect.js";
+export * from "./setup.js";
+export * from "./spans.js";

@@ -1,0 +1,108 @@
+import type { Subscription } from "@avatar/bus";
+import { WebhooksService } from "@avatar/contracts/webhooks";
+import {
+  type ServiceApp,
+  type ServiceDeps,
+  type ServiceModule,
+  sampleInto,
+  sealerFromEnv,
+  webhookBacklog,
+} from "@avatar/runtime";
+import { sql } from "kysely";
+import { consumeEvents } from "./consumers.js";
+import { type Deliver, httpDeliver } from "./deliver.js";
+import { Dispatcher } from "./dispatcher.js";
+import { migrations } from "./migrations/index.js";
+import type { WebhooksDatabase } from "./schema.js";
+import { webhooksService } from "./service.js";
+import { readWebhooksSettings } from "./settings.js";
+import { runTranscriptChecks } from "./transcript-checks.js";
+
+export type { Deliver, DeliveryResult } from "./deliver.js";
+export { EgressRefused, refusalOf, resolveAllowed } from "./egress.js";
+
+export type { WebhooksDatabase } from "./schema.js";
+export { type WebhooksSettings, webhooksSettings } from "./settings.js";
+export { sign, signedHeaders, verify } from "./signature.js";
+
+export interface WebhooksOptions {
+  /** The clock (tests move it by hand). */
+  now?: () => Date;
+  /** Replaces the HTTP delivery (tests). */
+  deliver?: Deliver;
+  /** Leaves the dispatcher's timer off (tests call `dispatcher.runOnce()`). */
+  manualDispatch?: boolean;
+}
+
+export interface WebhooksApp extends ServiceApp {
+  dispatcher: Dispatcher;
+}
+
+/**
+ * The webhooks service: a space's endpoints (WebhooksService), the consumers that turn session and
+ * memory events into deliveries, and the dispatcher that sends them, signed, from its outbox.
+ */
+export function build(deps: ServiceDeps<WebhooksDatabase>, options: WebhooksOptions = {}): WebhooksApp {
+  const settings = readWebhooksSettings(deps.env);
+  const now = options.now ?? (() => new Date());
+  const sealer = sealerFromEnv("webhooks", deps.env, deps.log);
+  const deliver =
+    options.deliver ??
+    httpDeliver({
+      policy: { allowLoopback: settings.WEBHOOKS_ALLOW_LOOPBACK },
+      timeoutMs: settings.WEBHOOKS_TIMEOUT_MS,
+    });
+  const dispatcher = new Dispatcher({
+    db: deps.db,
+    deliver,
+    sealer,
+    settings,
+    now,
+    log: deps.log,
+    beforeDeliveries: () =>
+      runTranscriptChecks({ db: deps.db, sessions: deps.clients.sessions, now, log: deps.log }),
+  });
+  const service = webhooksService({
+    db: deps.db,
+    sealer,
+    now,
+    maxEndpoints: settings.WEBHOOKS_MAX_ENDPOINTS,
+  });
+  let subscriptions: Subscription[] = [];
+  let unmeter: (() => void) | undefined;
+  return {
+    name: "webhooks",
+    dispatcher,
+    routes: (router) => router.service(WebhooksService, service),
+    start: async () => {
+      if (settings.WEBHOOKS_ALLOW_LOOPBACK) deps.log.warn("webhooks may be delivered to loopback addresses");
+      subscriptions = await consumeEvents({
+        db: deps.db,
+        bus: deps.bus,
+        now,
+        settleMs: settings.WEBHOOKS_TRANSCRIPT_SETTLE_MS,
+        kick: () => dispatcher.kick(),
+      });
+      unmeter = sampleInto(webhookBacklog, async () => {
+        const row = await deps.db
+          .selectFrom("deliveries")
+          .select(sql<string>`count(*)`.as("n"))
+          .where("status", "=", "pending")
+          .executeTakeFirst();
+        return [{ value: Number(row?.n ?? 0) }];
+      });
+      if (!options.manualDispatch) dispatcher.start();
+    },
+    stop: async () => {
+      unmeter?.();
+      for (const s of subscriptions) await s.unsubscribe();
+      await dispatcher.stop();
+    },
+  };
+}
+
+export const webhooksModule: ServiceModule<WebhooksDatabase> = {
+  name: "webhooks",
+  migrations,
+  build: (deps) => build(deps),
+};

@@ -1,0 +1,291 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { PortraitRenderer, systemClock, type VideoCodecName } from "@avatar/media";
+import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ChatCompletionsServer } from "../../packages/providers/test/servers/chat-completions-server.js";
+import { ADA, grant, key } from "./sessions-support.js";
+import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
+
+/**
+ * The avatar seen and heard in a real browser: the embed page of a sandbox FULL session, a typed
+ * message answered by the language model (a local chat-completions server) and spoken by the local
+ * voice, the video and voice received over WHEP. Measured inside the page: frames decoded per second
+ * and freezes (getStats), the mouth (a canvas sampling the <video> where the mouth is drawn) and the
+ * voice (WebAudio on the received track), and how their onsets line up (ITU-R BT.1359: audio at most
+ * 45 ms ahead of the picture, at most 125 ms behind). For H264 and VP8.
+ */
+
+const available = browserAvailable("the avatar media browser test");
+const SHOTS = path.resolve(".ci/out/media");
+mkdirSync(SHOTS, { recursive: true });
+
+let suite: TestSuite;
+let browser: Browser;
+let llm: ChatCompletionsServer;
+
+beforeAll(async () => {
+  if (!available) return;
+  llm = await ChatCompletionsServer.start();
+  suite = await startTestSuite({ env: { LOCAL_LLM_URL: llm.baseUrl } });
+  await grant(suite, "100");
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await suite?.stop();
+  await llm?.close();
+});
+beforeEach(atNextSecond);
+
+/** Three sentences with pauses between them: several voice onsets to line the mouth up with. */
+const ANSWER = [
+  "Hello there! ",
+  "I am the avatar, and I am speaking to you now. ",
+  "Watch my mouth move while you hear my voice. ",
+  "Thank you for watching.",
+];
+
+/** What the probes in the page record (they run in the page: functions, no outer names). */
+interface Samples {
+  frames: { t: number; mouth: number }[];
+  audio: { t: number; rms: number }[];
+  stats: { framesDecoded: number; freezeCount: number; totalFreezesDuration: number; at: number }[];
+}
+
+interface PageGlobals {
+  avatarEmbed: {
+    state: string;
+    video: VideoLike;
+    peer: { getStats(): Promise<Map<string, Record<string, unknown>>> };
+  };
+  performance: { now(): number };
+  document: { createElement(tag: string): CanvasLike };
+  AudioContext: new () => AudioContextLike;
+  MediaStream: new (tracks: unknown[]) => unknown;
+  setInterval(fn: () => void, ms: number): number;
+  __probe?: Samples;
+}
+interface VideoLike {
+  videoWidth: number;
+  videoHeight: number;
+  srcObject: { getAudioTracks(): unknown[] } | null;
+  requestVideoFrameCallback(cb: (now: number, meta: { expectedDisplayTime: number }) => void): void;
+}
+interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(
+    kind: "2d",
+    options: { willReadFrequently: boolean },
+  ): {
+    drawImage(v: unknown, x: number, y: number, w: number, h: number): void;
+    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+  };
+}
+interface AudioContextLike {
+  createMediaStreamSource(stream: unknown): { connect(node: unknown): void };
+  createAnalyser(): { fftSize: number; getFloatTimeDomainData(out: Float32Array): void };
+  resume(): Promise<void>;
+  outputLatency?: number;
+  baseLatency: number;
+}
+
+/** Starts the probes: each presented frame's mouth (mean luma darkness of the mouth box) and the voice's level. */
+async function startProbes(page: Page, box: { x: number; y: number; width: number; height: number }) {
+  await page.evaluate(async (mouth) => {
+    const w = globalThis as unknown as PageGlobals;
+    const video = w.avatarEmbed.video;
+    const samples: Samples = { frames: [], audio: [], stats: [] };
+    w.__probe = samples;
+    const canvas = w.document.createElement("canvas");
+    canvas.width = mouth.width;
+    canvas.height = mouth.height;
+    const g = canvas.getContext("2d", { willReadFrequently: true });
+    const onFrame = (_now: number, meta: { expectedDisplayTime: number }) => {
+      // The frame is drawn at its own size, then the mouth box of it is read.
+      const scaleX = video.videoWidth / 1280;
+      const scaleY = video.videoHeight / 720;
+      g.drawImage(video, -mouth.x * scaleX, -mouth.y * scaleY, video.videoWidth, video.videoHeight);
+      const { data } = g.getImageData(0, 0, mouth.width, mouth.height);
+      // An open mouth shows its dark inside: pixels much darker than the skin around it (the box's
+      // median), whatever the skin's own tone.
+      const lumas: number[] = [];
+      for (let i = 0; i < data.length; i += 4) {
+        lumas.push(
+          0.299 * (data[i] as number) + 0.587 * (data[i + 1] as number) + 0.114 * (data[i + 2] as number),
+        );
+      }
+      const skin = [...lumas].sort((a, b) => a - b)[Math.floor(lumas.length / 2)] as number;
+      const dark = lumas.filter((l) => l < skin * 0.55).length;
+      samples.frames.push({ t: meta.expectedDisplayTime, mouth: dark / lumas.length });
+      video.requestVideoFrameCallback(onFrame);
+    };
+    video.requestVideoFrameCallback(onFrame);
+
+    const audio = new w.AudioContext();
+    await audio.resume();
+    const source = audio.createMediaStreamSource(new w.MediaStream(video.srcObject?.getAudioTracks() ?? []));
+    const analyser = audio.createAnalyser();
+    analyser.fftSize = 512; // ~10 ms at 48 kHz
+    source.connect(analyser);
+    const buffer = new Float32Array(512);
+    const latencyMs = ((audio.outputLatency ?? 0) + audio.baseLatency) * 1000;
+    w.setInterval(() => {
+      analyser.getFloatTimeDomainData(buffer);
+      let sum = 0;
+      for (const v of buffer) sum += v * v;
+      samples.audio.push({ t: w.performance.now() + latencyMs, rms: Math.sqrt(sum / buffer.length) });
+    }, 5);
+
+    w.setInterval(async () => {
+      for (const report of (await w.avatarEmbed.peer.getStats()).values()) {
+        if (report.type === "inbound-rtp" && report.kind === "video") {
+          samples.stats.push({
+            framesDecoded: Number(report.framesDecoded ?? 0),
+            freezeCount: Number(report.freezeCount ?? 0),
+            totalFreezesDuration: Number(report.totalFreezesDuration ?? 0),
+            at: w.performance.now(),
+          });
+        }
+      }
+    }, 500);
+  }, box);
+}
+
+const samplesOf = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as PageGlobals).__probe as Samples);
+
+/** Times a signal rises above `threshold` after staying below it for at least `quietMs`. */
+function onsets(points: { t: number; v: number }[], threshold: number, quietMs: number): number[] {
+  const out: number[] = [];
+  let lastLoud = Number.NEGATIVE_INFINITY;
+  for (const p of points) {
+    if (p.v >= threshold) {
+      if (p.t - lastLoud >= quietMs) out.push(p.t);
+      lastLoud = p.t;
+    }
+  }
+  return out;
+}
+
+/** What the page saw and heard, reduced to the figures the test judges. */
+function measure(s: Samples) {
+  const first = s.stats[0];
+  const last = s.stats.at(-1);
+  const fps = first && last ? (last.framesDecoded - first.framesDecoded) / ((last.at - first.at) / 1000) : 0;
+  const voiceLevel = Math.max(0, ...s.audio.map((a) => a.rms));
+  const loud = (t: number, within: number) =>
+    s.audio.some((a) => Math.abs(a.t - t) < within && a.rms > voiceLevel / 8);
+  const speaking = s.frames.filter((f) => loud(f.t, 30));
+  const silent = s.frames.filter((f) => !loud(f.t, 300));
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const restMouth = mean(silent.map((f) => f.mouth));
+  const talkingMouth = mean(speaking.map((f) => f.mouth));
+  const widest = Math.max(restMouth, ...s.frames.map((f) => f.mouth));
+  const audioOnsets = onsets(
+    s.audio.map((a) => ({ t: a.t, v: a.rms })),
+    voiceLevel / 6,
+    200,
+  );
+  const mouthOnsets = onsets(
+    s.frames.map((f) => ({ t: f.t, v: f.mouth })),
+    restMouth + (widest - restMouth) / 3,
+    200,
+  );
+  const pairs = audioOnsets.map((a) => {
+    const m = mouthOnsets.reduce(
+      (best, x) => (Math.abs(x - a) < Math.abs(best - a) ? x : best),
+      Number.POSITIVE_INFINITY,
+    );
+    return { audio: Math.round(a), mouth: Math.round(m), audioMinusMouth: Math.round(a - m) };
+  });
+  return {
+    fps: Math.round(fps * 10) / 10,
+    freezes: last?.freezeCount ?? 0,
+    voiceLevel,
+    speakingFrames: speaking.length,
+    silentFrames: silent.length,
+    restMouth,
+    talkingMouth,
+    audioOnsets: audioOnsets.length,
+    mouthOnsets: mouthOnsets.length,
+    pairs,
+  };
+}
+
+describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", () => {
+  for (const codec of ["H264", "VP8"] as VideoCodecName[]) {
+    it(`plays a spoken answer with the mouth following the voice (${codec})`, async () => {
+      const created = await suite.request("POST", "/v2/embeddings", {
+        headers: key(suite.apiKey),
+        body: { avatar_id: ADA, is_sandbox: true, video_settings: { encoding: codec } },
+      });
+      const embed = (await json(created)).data;
+      const { look, lookKey } = await suite.clients.catalog.getAvatarLook({
+        spaceId: suite.spaceId,
+        avatarId: ADA,
+      });
+      if (!look) throw new Error("no look");
+      const mouth = new PortraitRenderer({ look, lookKey, quality: "high", clock: systemClock }).mouthBox();
+
+      llm.enqueue({ kind: "stream", pieces: ANSWER });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(embed.url);
+      await page.getByRole("button", { name: "Start conversation", exact: true }).click();
+      await page.waitForFunction(
+        () => {
+          const e = (globalThis as unknown as PageGlobals).avatarEmbed;
+          return (
+            e.state === "live" &&
+            e.video.videoWidth > 0 &&
+            (e.video.srcObject?.getAudioTracks().length ?? 0) > 0
+          );
+        },
+        undefined,
+        { timeout: 20_000 },
+      );
+      await startProbes(page, mouth);
+      await page.waitForTimeout(1500); // idle: the avatar breathes and blinks, its mouth at rest
+      await page.keyboard.type("Please say something");
+      await page.keyboard.press("Enter");
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageGlobals).avatarEmbed.state === "speaking",
+        undefined,
+        { timeout: 20_000 },
+      );
+      await page.waitForTimeout(1500);
+      await page.screenshot({ path: path.join(SHOTS, `speaking-${codec}.png`) });
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageGlobals).avatarEmbed.state === "live",
+        undefined,
+        { timeout: 30_000 },
+      );
+      await page.waitForTimeout(1500);
+      const s = await samplesOf(page);
+      writeFileSync(path.join(SHOTS, `samples-${codec}.json`), JSON.stringify(s));
+      await page.getByRole("button", { name: "End", exact: true }).click();
+      await page.close();
+
+      const report = measure(s);
+      writeFileSync(path.join(SHOTS, `report-${codec}.json`), JSON.stringify(report, null, 1));
+      console.info(`media in the browser (${codec}):`, JSON.stringify({ ...report, pairs: undefined }));
+
+      // Frames decoded at 25 fps on average (>= 24), no freeze.
+      expect(report.fps).toBeGreaterThanOrEqual(24);
+      expect(report.freezes).toBe(0);
+      // The voice was heard; the mouth moved with it and rested without it.
+      expect(report.voiceLevel).toBeGreaterThan(0.02);
+      expect(report.speakingFrames).toBeGreaterThan(25);
+      expect(report.silentFrames).toBeGreaterThan(25);
+      expect(report.talkingMouth).toBeGreaterThan(report.restMouth + 0.02);
+      // Onsets of the voice and of the mouth opening line up within the sync window.
+      expect(report.pairs.length).toBeGreaterThanOrEqual(2);
+      for (const p of report.pairs) {
+        expect(p.audioMinusMouth, JSON.stringify(report.pairs)).toBeGreaterThanOrEqual(-45);
+        expect(p.audioMinusMouth, JSON.stringify(report.pairs)).toBeLessThanOrEqual(125);
+      }
+    });
+  }
+});
