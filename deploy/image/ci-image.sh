@@ -3,8 +3,8 @@
 # packages), runs every process of the suite from it with podman on loopback against the Postgres and
 # NATS given, checks the operator path and a LITE session through the gateway, prints the image size and
 # each process's idle RSS, and stops everything. Exits non-zero on any failure.
-#   deploy/image/ci-image.sh build                      the base and the image only
-#   deploy/image/ci-image.sh run POSTGRES_URL NATS_URL   build (cached when done before), run, smoke test
+#   deploy/image/ci-image.sh build                      the base and the image
+#   deploy/image/ci-image.sh run POSTGRES_URL NATS_URL   run the image built before, smoke test
 # (POSTGRES_URL: a database the script may fill; NATS with JetStream.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,6 +34,7 @@ cleanup() {
 trap cleanup EXIT
 say() { printf '%s\n' "$*"; }
 
+if [ "$MODE" = build ]; then
 say "--- base image (Debian bookworm from Debian's packages + Node from npm's node package)"
 BASE=$(deploy/image/node-base.sh)
 say "$BASE: $(podman run --rm "$BASE" node --version)"
@@ -48,8 +49,10 @@ buildah build --quiet --network host --layers \
   --build-arg NODE_IMAGE="$BASE" "${ca_args[@]}" -t "$IMAGE" . >"$WORK/build.log" 2>&1 \
   || { tail -40 "$WORK/build.log"; say "image build failed"; exit 1; }
 say "built in $((SECONDS - build_start)) s"
+fi
+podman image exists "$IMAGE" || { say "no image $IMAGE: run '$0 build' first"; exit 1; }
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
-say "image size: $((size / 1024 / 1024)) MiB ($IMAGE, base $BASE)"
+say "image size: $((size / 1024 / 1024)) MiB ($IMAGE${BASE:+, base $BASE})"
 say "runs as: $(podman image inspect --format '{{.Config.User}}' "$IMAGE"), node $(podman run --rm "$IMAGE" node --version)"
 [ "$MODE" = build ] && exit 0
 
