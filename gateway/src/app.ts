@@ -19,6 +19,7 @@ import { parseRequest } from "./http/parse-request.js";
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { Route } from "./http/route.js";
 import { Router } from "./http/router.js";
+import { forwardedProto, type ProxyTrust, proxyTrust } from "./http/trusted-proxies.js";
 import { limitOf } from "./limits.js";
 import { observeRequests } from "./observe/requests.js";
 import {
@@ -51,6 +52,12 @@ export interface Gateway {
 /** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */
 export async function build(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
+  const trust = proxyTrust(config);
+  if (config.TRUST_PROXY && !config.TRUSTED_PROXIES.any) {
+    log.warn(
+      "TRUST_PROXY=true trusts X-Forwarded-For from anyone: set TRUSTED_PROXIES to your proxies' CIDRs",
+    );
+  }
   const router = new Router(deps.routes);
   const limiter = new RateLimiter({
     store:
@@ -104,7 +111,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     if (route.cors) Object.assign(headers, corsHeaders(req, false));
 
     // The limit is decided before anything else happens, so a rejected call has no effect.
-    const credentials = presentedCredentials(req, config.TRUST_PROXY);
+    const credentials = presentedCredentials(req, trust);
     const decision = await limiter.hit({
       credential: rateLimitIdentity(credentials),
       endpoint: `${route.method} ${route.path}`,
@@ -124,7 +131,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       clients: deps.clients,
       bus: deps.bus,
       log,
-      baseUrl: baseUrlOf(req, config),
+      baseUrl: baseUrlOf(req, config, trust),
       url,
       requestId,
       setCookie: (cookie) => cookies.push(cookie),
@@ -156,11 +163,8 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
   return { handle: observeRequests(handle, router), authenticators, limiter };
 }
 
-function baseUrlOf(req: IncomingMessage, config: GatewayConfig): string {
+function baseUrlOf(req: IncomingMessage, config: GatewayConfig, trust: ProxyTrust): string {
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL;
-  const forwardedProto = config.TRUST_PROXY
-    ? (req.headers["x-forwarded-proto"] as string | undefined)
-    : undefined;
-  const proto = forwardedProto?.split(",")[0]?.trim() || "http";
+  const proto = forwardedProto(req, trust) ?? "http";
   return `${proto}://${req.headers.host ?? "localhost"}`;
 }

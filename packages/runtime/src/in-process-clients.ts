@@ -12,6 +12,8 @@ import { type Clients, type ServiceName, services } from "./clients.js";
 import type { Logger } from "./log.js";
 import { meterCalled, meterServed } from "./metrics/connect.js";
 import type { ServiceApp } from "./server.js";
+import { callersOf } from "./service-callers.js";
+import type { CallerName } from "./service-identity.js";
 import { inSpan, SERVICE_ATTRIBUTE } from "./tracing/spans.js";
 
 type AnyImpl = Partial<ServiceImpl<DescService>>;
@@ -24,6 +26,9 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
  * else is logged and becomes a bare internal error, as the services' server interceptors do. The
  * caller's request id needs no header: the call runs in the caller's log context, and each call is a
  * span of the called service in the caller's trace, and counted on both sides, as a call over HTTP would be.
+ * Each client is made for one caller, and a call from a caller not on the RPC's allow-list
+ * (service-callers.ts) is refused as over HTTP: no credential travels (nothing leaves the process), but
+ * no service reaches an RPC it may not call.
  */
 export class InProcessServices {
   private readonly impls = new Map<string, AnyImpl>();
@@ -47,19 +52,29 @@ export class InProcessServices {
     app.routes(recorder as unknown as ConnectRouter);
   }
 
-  /** A client per service; a service not registered (yet) answers Unavailable, as a stopped peer would. */
-  clients(): Clients {
+  /**
+   * The clients `caller` calls with: one per service; a service not registered (yet) answers
+   * Unavailable, as a stopped peer would.
+   */
+  clients(caller: CallerName): Clients {
     const made = {} as Record<ServiceName, unknown>;
-    for (const name of Object.keys(services) as ServiceName[]) made[name] = this.client(services[name]);
+    for (const name of Object.keys(services) as ServiceName[])
+      made[name] = this.client(services[name], caller);
     return made as Clients;
   }
 
-  private client(service: DescService): unknown {
+  private client(service: DescService, caller: CallerName): unknown {
     const client: Record<string, unknown> = {};
     for (const method of service.methods) {
       if (method.methodKind !== "unary") continue;
       const label = `/${service.typeName}/${method.name}`;
+      const procedure = `${service.typeName}/${method.name}`;
+      const allowed = callersOf(service.typeName, method.name).includes(caller);
       const call = async (request: MessageInitShape<typeof method.input>) => {
+        if (!allowed) {
+          // As presentIdentity reports a refused identity: the deployment's fault, an internal error.
+          throw new ConnectError(`${caller} may not call ${procedure}`, Code.Internal);
+        }
         const impl = this.impls.get(service.typeName);
         const fn = impl?.[method.localName as never] as ((req: unknown, ctx: unknown) => unknown) | undefined;
         if (typeof fn !== "function") {
@@ -88,7 +103,6 @@ export class InProcessServices {
           throw err;
         }
       };
-      const procedure = `${service.typeName}/${method.name}`;
       const served = () => this.names.get(service.typeName) ?? service.typeName;
       client[method.localName] = (request: MessageInitShape<typeof method.input> = {}) =>
         inSpan(
