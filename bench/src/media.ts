@@ -72,16 +72,16 @@ function speakingAvatar(voice: Awaited<ReturnType<typeof speech>>): FrameSource 
     for (const c of voice) r.pushAudio(c.pcm, { phonemes: c.phonemes });
   };
   return {
-    stream(quality) {
-      const renderer = new PortraitRenderer({ look, quality, clock: systemClock });
+    async stream(quality) {
+      const renderer = await PortraitRenderer.create({ look, quality, clock: systemClock });
       push(renderer);
       const refill = setInterval(() => push(renderer), totalMs - 500);
       refill.unref();
       return renderer;
     },
-    stills(quality, count) {
+    async stills(quality, count) {
       const clock = new VirtualClock();
-      const renderer = new PortraitRenderer({ look, quality, clock });
+      const renderer = await PortraitRenderer.create({ look, quality, clock });
       push(renderer);
       const frames: Uint8Array[] = [];
       for (let i = 0; i < count; i++) {

@@ -29,12 +29,7 @@ function deployment(name: string): Resource {
   const container: IContainer = {
     name: "app",
     image: "avatar-session-service",
-    command: [
-      "node",
-      "--import",
-      "tsx",
-      name === "gateway" ? "gateway/src/main.ts" : `services/${name}/src/main.ts`,
-    ],
+    command: ["node", name === "gateway" ? "gateway/src/main.ts" : `services/${name}/src/main.ts`],
     envFrom: [{ configMapRef: { name: "avatar-config" } }],
     env,
     ports: [{ name: "http", containerPort: 8080 }],

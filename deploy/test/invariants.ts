@@ -8,12 +8,12 @@ import { deployDir, type Resource } from "./manifests.js";
 import { dnsEgressAllowed, ingressAllowed, selects } from "./network-policy.js";
 import {
   envValue,
+  externalSecrets,
   hasLabels,
   isMediaServer,
   isSuite,
   ofKind,
   sealingServices,
-  secretKeys,
   secretName,
   services,
   suite,
@@ -26,7 +26,7 @@ import {
 /** How long a process may take to drain in-flight requests after SIGTERM, plus closing the bus. */
 const drainSeconds = 10 + 5;
 
-/** Every workload (the suite and the dev data stores): non-root, locked down, limited, probed. */
+/** Every workload (the suite, the dev data stores, operator Jobs): non-root, locked down, limited, probed (Jobs need no probes). */
 export function podSecurityProblems(resources: Resource[]): string[] {
   return workloads(resources).flatMap((w) => {
     const pod = w.template.spec?.securityContext;
@@ -42,7 +42,9 @@ export function podSecurityProblems(resources: Resource[]): string[] {
       const { limits, requests } = c.resources ?? {};
       if (!limits?.cpu || !limits.memory) problems.push(`${at}: no cpu and memory limits`);
       if (!requests?.cpu || !requests.memory) problems.push(`${at}: no cpu and memory requests`);
-      if (!c.livenessProbe || !c.readinessProbe) problems.push(`${at}: lacks a liveness or readiness probe`);
+      const serves = w.kind !== "Job";
+      if (serves && (!c.livenessProbe || !c.readinessProbe))
+        problems.push(`${at}: lacks a liveness or readiness probe`);
       return problems;
     });
   });
@@ -113,8 +115,7 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
         const at = `Deployment/${w.name}`;
         const problems: string[] = [];
         const main = w.name === "gateway" ? "gateway/src/main.ts" : `services/${w.name}/src/main.ts`;
-        if (c.command?.join(" ") !== `node --import tsx ${main}`)
-          problems.push(`${at}: command does not run ${main}`);
+        if (c.command?.join(" ") !== `node ${main}`) problems.push(`${at}: command does not run ${main}`);
         const wantSecrets = [
           "NATS_URL",
           ...(services.includes(w.name) ? ["DATABASE_URL"] : []),
@@ -167,8 +168,8 @@ export function referenceProblems(resources: Resource[]): string[] {
         const secret = find("Secret", ref.name);
         const keys = secret
           ? Object.keys({ ...(secret.data as object), ...(secret.stringData as object) })
-          : secretKeys;
-        if (!secret && ref.name !== secretName)
+          : (externalSecrets[ref.name ?? ""] ?? []);
+        if (!secret && !externalSecrets[ref.name ?? ""])
           problems.push(`${at}: Secret ${ref.name} is neither defined nor documented`);
         else if (!keys.includes(ref.key) && !ref.optional)
           problems.push(`${at}: Secret ${ref.name} has no key ${ref.key}`);

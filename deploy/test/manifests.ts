@@ -25,15 +25,18 @@ export function parseYaml(text: string, source: string): unknown[] {
 }
 
 export function asResource(value: unknown, source: string): Resource {
-  const r = value as Partial<Resource> | null;
-  if (
-    typeof r?.apiVersion !== "string" ||
-    typeof r.kind !== "string" ||
-    typeof r.metadata?.name !== "string"
-  ) {
+  const r = value as (Partial<Resource> & { metadata?: { generateName?: string } }) | null;
+  const name = r?.metadata?.name ?? r?.metadata?.generateName;
+  if (typeof r?.apiVersion !== "string" || typeof r.kind !== "string" || typeof name !== "string") {
     throw new Error(`${source}: not a Kubernetes object (apiVersion, kind and metadata.name are required)`);
   }
-  return r as Resource;
+  // A Job created with generateName is reported by that prefix.
+  return (r.metadata?.name ? r : { ...r, metadata: { ...r.metadata, name } }) as Resource;
+}
+
+/** A Kubernetes object read from one YAML file of deploy/ (e.g. operator/avatarctl-job.yaml). */
+export function readObjects(file: string): Resource[] {
+  return parseYaml(readFileSync(path.join(deployDir, file), "utf8"), file).map((d) => asResource(d, file));
 }
 
 /** `kubectl version --client` when kubectl is on PATH, else undefined. */
@@ -66,9 +69,14 @@ interface Kustomization {
   patches?: { path?: string }[];
 }
 
-/** Every YAML file under deploy/base and deploy/overlays, with the role its folder's kustomization gives it. */
+/**
+ * Every YAML file under deploy/base, deploy/components and deploy/overlays, with the role its folder's
+ * kustomization gives it.
+ */
 export function readSources(): SourceFile[] {
-  const files = ["base", "overlays"].flatMap((top) => yamlFilesUnder(path.join(deployDir, top)));
+  const files = ["base", "components", "overlays"].flatMap((top) =>
+    yamlFilesUnder(path.join(deployDir, top)),
+  );
   const roles = new Map<string, Role>();
   for (const file of files.filter((f) => path.basename(f) === "kustomization.yaml")) {
     roles.set(file, "kustomization");

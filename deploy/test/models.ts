@@ -2,14 +2,26 @@ import type { Resource } from "./manifests.js";
 
 type Model = new (data: unknown) => { validate(): void };
 
+/** The models package of an API group outside Kubernetes itself; the rest are kubernetes-models'. */
+const packageOfGroup: Record<string, string> = {
+  "gateway.networking.k8s.io": "@kubernetes-models/gateway-api",
+  "cert-manager.io": "@kubernetes-models/cert-manager",
+};
+
+/** The module with the models of an apiVersion: `<package>/<apiVersion>`. */
+export function modelModuleOf(apiVersion: string): string {
+  const group = apiVersion.includes("/") ? (apiVersion.split("/")[0] ?? "") : "";
+  return `${packageOfGroup[group] ?? "kubernetes-models"}/${apiVersion}`;
+}
+
 /**
- * The kubernetes-models class for an apiVersion and kind (its modules are laid out as
- * `kubernetes-models/<apiVersion>`), or undefined when the package does not know them.
+ * The model class for an apiVersion and kind (kubernetes-models, the Gateway API and cert-manager
+ * models), or undefined when no package knows them.
  */
 export async function modelFor(apiVersion: string, kind: string): Promise<Model | undefined> {
   let module: Record<string, unknown>;
   try {
-    const specifier = `kubernetes-models/${apiVersion}`;
+    const specifier = modelModuleOf(apiVersion);
     module = await import(/* @vite-ignore */ specifier);
   } catch {
     return undefined;

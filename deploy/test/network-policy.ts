@@ -1,3 +1,4 @@
+import { BlockList, isIP } from "node:net";
 import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import type { IContainerPort } from "kubernetes-models/v1";
 
@@ -92,4 +93,67 @@ export function dnsEgressAllowed(policies: INetworkPolicy[], pod: Labels): boole
   return applying.some((policy) =>
     (policy.spec?.egress ?? []).some((rule) => portMatches(rule, undefined, 53, "UDP")),
   );
+}
+
+/** Where a connection goes: a pod of this namespace, a pod of another (by the namespace's labels), or an address. */
+export type Destination = { pod: Labels; namespace?: Labels } | { ip: string };
+
+type EgressPeer = NonNullable<
+  NonNullable<NonNullable<INetworkPolicy["spec"]>["egress"]>[number]["to"]
+>[number];
+
+function inCidr(ip: string, cidr: string): boolean {
+  const [base = "", bits = ""] = cidr.split("/");
+  const family = isIP(base);
+  if (family === 0 || family !== isIP(ip)) return false;
+  const list = new BlockList();
+  list.addSubnet(base, Number(bits || (family === 6 ? 128 : 32)), family === 6 ? "ipv6" : "ipv4");
+  return list.check(ip, family === 6 ? "ipv6" : "ipv4");
+}
+
+function egressPeerAdmits(peer: EgressPeer, to: Destination): boolean {
+  if ("ip" in to) {
+    const block = peer.ipBlock;
+    return !!block && inCidr(to.ip, block.cidr) && !(block.except ?? []).some((e) => inCidr(to.ip, e));
+  }
+  if (peer.ipBlock) return false;
+  if (peer.namespaceSelector) {
+    if (!to.namespace || !selects(peer.namespaceSelector, to.namespace)) return false;
+  } else if (to.namespace) {
+    return false;
+  }
+  return !peer.podSelector || selects(peer.podSelector, to.pod);
+}
+
+/** Whether the policies let a pod open a connection to `to` on `port` (policies are additive). */
+export function egressAllowed(
+  policies: INetworkPolicy[],
+  from: Labels,
+  to: Destination,
+  port: number,
+  protocol = "TCP",
+): boolean {
+  const applying = policies.filter((p) => appliesTo(p, from, "Egress"));
+  if (applying.length === 0) return true;
+  return applying.some((policy) =>
+    (policy.spec?.egress ?? []).some(
+      (rule) =>
+        egressPortMatches(rule, port, protocol) &&
+        (!rule.to || rule.to.length === 0 || rule.to.some((peer) => egressPeerAdmits(peer, to))),
+    ),
+  );
+}
+
+function egressPortMatches(
+  rule: { ports?: { protocol?: string; port?: number | string; endPort?: number }[] },
+  port: number,
+  protocol: string,
+): boolean {
+  if (!rule.ports || rule.ports.length === 0) return true;
+  return rule.ports.some((p) => {
+    if ((p.protocol ?? "TCP") !== protocol) return false;
+    if (p.port === undefined) return true;
+    if (typeof p.port !== "number") return false;
+    return p.endPort === undefined ? p.port === port : port >= p.port && port <= p.endPort;
+  });
 }

@@ -17,6 +17,14 @@ export const secretKeys = [
   "TRANSPORT_A_API_KEY",
   "TRANSPORT_A_API_SECRET",
 ];
+/** The other one: a private key per process and the operator (`avatarctl identity generate`). */
+export const identitySecretName = "avatar-service-identity";
+export const identitySecretKeys = [...suite, "avatarctl", "public-keys"];
+/** Every Secret the manifests read without shipping it, with its documented keys. */
+export const externalSecrets: Record<string, string[]> = {
+  [secretName]: secretKeys,
+  [identitySecretName]: identitySecretKeys,
+};
 
 export const partOf = { key: "app.kubernetes.io/part-of", value: "avatar-session-service" };
 
@@ -24,7 +32,7 @@ export function ofKind<T>(resources: Resource[], kind: string): T[] {
   return resources.filter((r) => r.kind === kind) as unknown as T[];
 }
 
-/** A Deployment or StatefulSet, reduced to what the checks need. */
+/** A Deployment, StatefulSet or Job, reduced to what the checks need. */
 export interface Workload {
   kind: string;
   name: string;
@@ -37,7 +45,7 @@ export interface Workload {
 
 export function workloads(resources: Resource[]): Workload[] {
   return resources
-    .filter((r) => r.kind === "Deployment" || r.kind === "StatefulSet")
+    .filter((r) => r.kind === "Deployment" || r.kind === "StatefulSet" || r.kind === "Job")
     .map((r) => {
       const spec = (r.spec ?? {}) as { replicas?: number; template?: IPodTemplateSpec };
       const template = spec.template ?? {};

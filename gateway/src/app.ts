@@ -22,6 +22,7 @@ import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-u
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { Principal, Route } from "./http/route.js";
 import { Router } from "./http/router.js";
+import { proxyTrust } from "./http/trusted-proxies.js";
 import { limitOf } from "./limits.js";
 import { observeRequests } from "./observe/requests.js";
 import {
@@ -56,6 +57,12 @@ export interface Gateway {
 /** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */
 export async function build(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
+  const trust = proxyTrust(config);
+  if (config.TRUST_PROXY && !config.TRUSTED_PROXIES.any) {
+    log.warn(
+      "TRUST_PROXY=true trusts X-Forwarded-For from anyone: set TRUSTED_PROXIES to your proxies' CIDRs",
+    );
+  }
   const router = new Router(deps.routes);
   const publicHosts = parsePublicHosts(config.PUBLIC_HOSTS);
   if (!config.PUBLIC_BASE_URL && publicHosts.length === 0) {
@@ -161,7 +168,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     // Who is asking is settled first, so the limit counts only verified credentials; anything else
     // (none, junk, expired) counts against the client IP, whose failures also have a budget. Checking a
     // credential changes nothing, and the limit is still decided before the operation does anything.
-    const credentials = presentedCredentials(req, config.TRUST_PROXY);
+    const credentials = presentedCredentials(req, trust);
     let principal: Principal | undefined;
     let authError: unknown;
     try {
@@ -198,8 +205,8 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       clients: deps.clients,
       bus: deps.bus,
       log,
-      baseUrl: publicBaseUrl(req, config, publicHosts),
-      https: requestIsHttps(req, config),
+      baseUrl: publicBaseUrl(req, config, publicHosts, trust),
+      https: requestIsHttps(req, trust),
       url,
       requestId,
       setCookie: (cookie) => cookies.push(cookie),

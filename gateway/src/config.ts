@@ -1,4 +1,5 @@
 import { type ConfigOf, type Env, env, readConfig } from "@avatar/runtime";
+import { trustedProxiesSetting } from "./http/trusted-proxies.js";
 
 export const gatewaySettings = {
   /** The public address (e.g. https://api.example.com) of every absolute URL the gateway answers. */
@@ -8,7 +9,12 @@ export const gatewaySettings = {
    * separated); unset, loopback names only. See http/public-url.ts.
    */
   PUBLIC_HOSTS: env.optionalString(),
-  /** Behind a proxy: take the client IP from X-Forwarded-For and the scheme from X-Forwarded-Proto. */
+  /**
+   * The proxies in front of the gateway (CIDRs): X-Forwarded-For and X-Forwarded-Proto count only on
+   * connections from them.
+   */
+  TRUSTED_PROXIES: trustedProxiesSetting,
+  /** Older form: true trusts every peer's X-Forwarded-* (anyone who reaches the gateway can spoof them). */
   TRUST_PROXY: env.bool({ default: false }),
   /**
    * Requests per second per credential and endpoint (the interface's 10); operators may grant more. The

@@ -3,6 +3,7 @@ import {
   connectBus,
   createClients,
   createLogger,
+  identityFromEnv,
   onShutdownSignal,
   readProcessConfig,
   serviceUrlsFrom,
@@ -25,6 +26,13 @@ try {
   process.exit(2);
 }
 const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "gateway" } });
+let identity: ReturnType<typeof identityFromEnv>;
+try {
+  identity = identityFromEnv("gateway", process.env, log, { verifiesCallers: false });
+} catch (err) {
+  process.stderr.write(`gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+}
 const { bus, running, observability } = await startOrExit(log, async () => {
   // Metrics on their own port (METRICS_PORT): the public port never serves them.
   const observability = await startObservability({
@@ -40,7 +48,7 @@ const { bus, running, observability } = await startOrExit(log, async () => {
   );
   if (!config.NATS_URL) log.warn("NATS_URL not set: rate limits count per process");
   const running = await startGateway({
-    clients: createClients(serviceUrlsFrom(config)),
+    clients: createClients(serviceUrlsFrom(config), identity),
     bus,
     log,
     config: gatewayConfig,

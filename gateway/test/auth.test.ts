@@ -6,6 +6,7 @@ import { type Authenticators, authenticate } from "../src/auth/authenticate.js";
 import { presentedCredentials, rateLimitIdentity } from "../src/auth/credentials.js";
 import type { SessionPrincipal } from "../src/auth/session-tokens.js";
 import type { HttpError } from "../src/http/http-error.js";
+import { trustEveryone, trustNobody } from "../src/http/trusted-proxies.js";
 
 const req = (headers: Record<string, string>, remoteAddress = "10.0.0.7") =>
   ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
@@ -14,21 +15,21 @@ describe("presented credentials", () => {
   it("reads the API key, the bearer token and the la_session cookie", () => {
     const c = presentedCredentials(
       req({ "x-api-key": " k1 ", authorization: "Bearer t1", cookie: "a=1; la_session=t%202; b=2" }),
-      false,
+      trustNobody,
     );
     expect(c).toEqual({ apiKey: "k1", bearer: "t1", cookie: "t 2", clientIp: "10.0.0.7" });
   });
 
   it("ignores other authorization schemes and empty values", () => {
-    expect(presentedCredentials(req({ authorization: "Basic abc", "x-api-key": "" }), false)).toEqual({
+    expect(presentedCredentials(req({ authorization: "Basic abc", "x-api-key": "" }), trustNobody)).toEqual({
       clientIp: "10.0.0.7",
     });
   });
 
   it("takes the client IP from X-Forwarded-For only behind a trusted proxy", () => {
     const r = req({ "x-forwarded-for": "203.0.113.9, 10.0.0.1" });
-    expect(presentedCredentials(r, true).clientIp).toBe("203.0.113.9");
-    expect(presentedCredentials(r, false).clientIp).toBe("10.0.0.7");
+    expect(presentedCredentials(r, trustEveryone).clientIp).toBe("203.0.113.9");
+    expect(presentedCredentials(r, trustNobody).clientIp).toBe("10.0.0.7");
   });
 
   it("counts a verified API key by its id, a verified session by its id, anything else by IP", () => {

@@ -5,15 +5,21 @@ import { type CounterStore, type GatewayConfig, readGatewayConfig, startGateway 
 import {
   type Clients,
   connectBus,
+  createClients,
   type Env,
+  type IdentitySet,
   InProcessServices,
+  identityOf,
   type Logger,
   listen,
+  localIdentitySet,
   type RunningService,
+  removeDiscovery,
   type ServiceName,
   type ServiceUrls,
   serveMetrics,
   startService,
+  writeDiscovery,
 } from "@avatar/runtime";
 
 import { serviceModules } from "./modules.js";
@@ -40,7 +46,10 @@ export interface SuiteOptions {
 export interface Suite {
   gatewayUrl: string;
   serviceUrls: Record<ServiceName, string>;
+  /** Clients signed as the operator (avatarctl): what the demo seeding and tools call with. */
   clients: Clients;
+  /** Every identity of the suite (DATA_DIR/keys/service-identity.env). */
+  identities: IdentitySet;
   bus: Bus;
   databaseUrl: string;
   /** `http://127.0.0.1:<port>/metrics` when `metricsPort` was given. */
@@ -50,8 +59,10 @@ export interface Suite {
 
 /**
  * Every service and the gateway in one process: services serve Connect on loopback ports, and call each
- * other in process (InProcessServices: the same handlers, without the loopback HTTP hop); only the
- * gateway faces the outside.
+ * other in process (InProcessServices: the same handlers, without the loopback HTTP hop), each as
+ * itself: the RPCs' allow-lists hold as in a deployment. Callers outside the process (avatarctl, tests)
+ * reach the loopback ports with their own signed service identity, verified there. Only the gateway
+ * faces the outside. DATA_DIR/suite.json tells `avatarctl` where the services are while the suite runs.
  */
 export async function startSuite(options: SuiteOptions): Promise<Suite> {
   const env = options.env ?? process.env;
@@ -80,14 +91,14 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     );
     cleanups.push(() => bus.close());
 
+    const identities = localIdentitySet(options.dataDir, log);
     const listenings = await Promise.all(serviceModules.map(() => listen({ port: 0, host: "127.0.0.1" })));
     const serviceUrls = Object.fromEntries(
       serviceModules.map((m, i) => [m.name, listenings[i]?.url]),
     ) as Record<ServiceName, string>;
     // The services call each other (and the gateway calls them) in this process, as functions; they
-    // still serve Connect on their loopback ports for callers outside it (avatarctl, tests).
+    // still serve Connect on their loopback ports for callers outside it.
     const inProcess = new InProcessServices(log);
-    const clients = inProcess.clients();
     const running: RunningService[] = [];
     cleanups.push(async () => {
       for (const s of running.reverse()) await s.stop();
@@ -99,7 +110,8 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
         databaseUrl,
         bus,
         log,
-        clients,
+        clients: inProcess.clients(module.name),
+        identity: identityOf(identities, module.name),
         env: { DATA_DIR: options.dataDir, ...env },
         listening,
         poolSize: 5,
@@ -109,7 +121,7 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
     }
 
     const gateway = await startGateway({
-      clients,
+      clients: inProcess.clients("gateway"),
       bus,
       log: log.child({ service: "gateway" }),
       config: options.gatewayConfig ?? readGatewayConfig(env),
@@ -126,7 +138,17 @@ export async function startSuite(options: SuiteOptions): Promise<Suite> {
       metricsUrl = `${metrics.url}/metrics`;
     }
 
-    return { gatewayUrl: gateway.url, serviceUrls, clients, bus, databaseUrl, metricsUrl, stop };
+    writeDiscovery(options.dataDir, {
+      pid: process.pid,
+      gateway: gateway.url,
+      services: serviceUrls,
+      operatorKey: identities.privateKeys.avatarctl,
+    });
+    cleanups.push(async () => removeDiscovery(options.dataDir));
+
+    // What the demo seeding and tests call with: the operator's identity, over the loopback ports.
+    const clients = createClients(serviceUrls as ServiceUrls, identityOf(identities, "avatarctl"));
+    return { gatewayUrl: gateway.url, serviceUrls, clients, identities, bus, databaseUrl, metricsUrl, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type Session, SessionEndReason, SessionState } from "@avatar/contracts/sessions";
-import { type Clients, createClients } from "@avatar/runtime";
+import type { Clients } from "@avatar/runtime";
 import {
+  allowedCallerClients,
   createTestDatabase,
   type NatsServerHandle,
   natsServerAvailable,
@@ -76,7 +77,10 @@ describe.skipIf(!available)("realtime across processes on NATS", () => {
     );
     for (const name of ["pipeline-1", "pipeline-2"]) pipelines.set(name, topology.process(name));
     gateways.push(topology.url("gateway-1"), topology.url("gateway-2"));
-    clients = createClients({ tokens: topology.url("tokens"), sessions: topology.url("sessions") });
+    clients = allowedCallerClients(
+      { tokens: topology.url("tokens"), sessions: topology.url("sessions") },
+      topology.identities,
+    );
     apiKey = `lak_rt_${randomUUID().replaceAll("-", "")}`;
     spaceId = (await clients.tokens.createSpace({ name: "realtime", apiKey })).space?.id ?? "";
     await clients.sessions.grantCredits({ spaceId, amount: "1000", note: "test" });

@@ -149,7 +149,7 @@ describe.skipIf(!natsAvailable)("two gateway processes on NATS", () => {
   });
 
   it("a key revoked through the tokens service stops working on both within one second", async () => {
-    const tokens = createClients({ tokens: topology.url("tokens") }).tokens;
+    const tokens = createClients({ tokens: topology.url("tokens") }, topology.identity("avatarctl")).tokens;
     const apiKey = `lak_rev_${randomUUID().replaceAll("-", "")}`;
     const created = await tokens.createSpace({ name: "revocation", apiKey });
     const gateways = [topology.url("gateway-1"), topology.url("gateway-2")];

@@ -50,7 +50,8 @@ describe.skipIf(!available)("separate processes on Postgres and NATS", () => {
     );
     gateways.push(topology.url("gateway-1"), topology.url("gateway-2"));
     apiKey = `lak_sep_${randomUUID().replaceAll("-", "")}`;
-    await createClients({ tokens: topology.url("tokens") }).tokens.createSpace({ name: "separate", apiKey });
+    const operator = createClients({ tokens: topology.url("tokens") }, topology.identity("avatarctl"));
+    await operator.tokens.createSpace({ name: "separate", apiKey });
   }, 120_000);
 
   afterAll(async () => {

@@ -3,14 +3,20 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readGatewayConfig } from "@avatar/gateway";
 import { type Logger, silentLogger } from "@avatar/runtime";
-import { createTestDatabase } from "@avatar/testkit";
+import { allowedCallerClients, createTestDatabase } from "@avatar/testkit";
 import { seedDemoSpace } from "../src/demo.js";
 import { type Suite, type SuiteOptions, startSuite } from "../src/start-suite.js";
 
+/**
+ * The suite of a test. Its `clients` are fixtures: each call is signed as a caller the RPC allows (the
+ * operator, the gateway, the pipeline...), so a test can set up and inspect anything; who may call
+ * what is tested on its own (service-identity.test.ts).
+ */
 export interface TestSuite extends Suite {
   /** The demo space's API key. */
   apiKey: string;
   spaceId: string;
+  dataDir: string;
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   request(
     method: string,
@@ -64,8 +70,10 @@ export async function startTestSuite(
     });
   return {
     ...suite,
+    clients: allowedCallerClients(suite.serviceUrls, suite.identities),
     apiKey,
     spaceId: demo.spaceId,
+    dataDir,
     request,
     get: (p, headers) => request("GET", p, headers ? { headers } : {}),
     stop: async () => {

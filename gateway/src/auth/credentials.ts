@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { clientAddress, type ProxyTrust } from "../http/trusted-proxies.js";
 
 /** The credentials a request presents, before any of them is checked. */
 export interface PresentedCredentials {
@@ -11,18 +12,17 @@ export interface PresentedCredentials {
 
 export const SESSION_COOKIE = "la_session";
 
-export function presentedCredentials(req: IncomingMessage, trustProxy: boolean): PresentedCredentials {
+export function presentedCredentials(req: IncomingMessage, trust: ProxyTrust): PresentedCredentials {
   const apiKey = headerValue(req, "x-api-key");
   const auth = headerValue(req, "authorization");
   const bearer =
     auth && /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, "").trim() || undefined : undefined;
   const cookie = readCookie(headerValue(req, "cookie"), SESSION_COOKIE);
-  const forwarded = trustProxy ? headerValue(req, "x-forwarded-for")?.split(",")[0]?.trim() : undefined;
   return {
     ...(apiKey ? { apiKey } : {}),
     ...(bearer ? { bearer } : {}),
     ...(cookie ? { cookie } : {}),
-    clientIp: forwarded || req.socket.remoteAddress || "unknown",
+    clientIp: clientAddress(req, trust),
   };
 }
 

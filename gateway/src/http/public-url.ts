@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { GatewayConfig } from "../config.js";
+import { forwardedProto, type ProxyTrust } from "./trusted-proxies.js";
 
 /**
  * The public address absolute URLs are built from (ws_url, next/previous, an embed's url), and whether
@@ -37,20 +38,19 @@ export function parsePublicHosts(text: string | undefined): HostEntry[] {
 }
 
 /** True when the request came over HTTPS: its own TLS, or a trusted proxy saying so. */
-export function requestIsHttps(req: IncomingMessage, config: GatewayConfig): boolean {
+export function requestIsHttps(req: IncomingMessage, trust: ProxyTrust): boolean {
   if ((req.socket as TLSSocket).encrypted) return true;
-  if (!config.TRUST_PROXY) return false;
-  const forwardedProto = (req.headers["x-forwarded-proto"] as string | undefined)?.split(",")[0]?.trim();
-  if (forwardedProto) return forwardedProto.toLowerCase() === "https";
-  // RFC 7239: Forwarded: for=1.2.3.4;proto=https, the first (client-side) element.
-  const forwarded = (req.headers.forwarded as string | undefined)?.split(",")[0];
-  const proto = forwarded && /(?:^|;)\s*proto=\s*"?([A-Za-z]+)"?/i.exec(forwarded)?.[1];
-  return proto?.toLowerCase() === "https";
+  return forwardedProto(req, trust) === "https";
 }
 
-export function publicBaseUrl(req: IncomingMessage, config: GatewayConfig, allowed: HostEntry[]): string {
+export function publicBaseUrl(
+  req: IncomingMessage,
+  config: GatewayConfig,
+  allowed: HostEntry[],
+  trust: ProxyTrust,
+): string {
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, "");
-  const scheme = requestIsHttps(req, config) ? "https" : "http";
+  const scheme = requestIsHttps(req, trust) ? "https" : "http";
   const presented = req.headers.host ? parseHost(req.headers.host) : undefined;
   const accepts = (h: HostEntry) =>
     allowed.length > 0

@@ -15,6 +15,7 @@ import { WebSocketServer } from "ws";
 import { presentedCredentials, rateLimitIdentity } from "../auth/credentials.js";
 import type { GatewayConfig } from "../config.js";
 import { toHttpError } from "../http/http-error.js";
+import { proxyTrust } from "../http/trusted-proxies.js";
 import { limitOf } from "../limits.js";
 import { type RateLimiter, rateLimitHeaders } from "../ratelimit/index.js";
 import { ClientSocket } from "./client-socket.js";
@@ -75,7 +76,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
     if (!isWebSocketHandshake(req)) return refuseUpgrade(socket, 400, "Expected a WebSocket handshake");
 
     // The upgrade takes no credential but its ticket: whatever headers it carries, it counts per IP.
-    const credentials = presentedCredentials(req, deps.config.TRUST_PROXY);
+    const credentials = presentedCredentials(req, proxyTrust(deps.config));
     const decision = await deps.limiter.hit({
       credential: rateLimitIdentity(undefined, credentials),
       endpoint: `GET ${EVENTS_PATH}`,

@@ -6,7 +6,7 @@ export { VideoEncoder, type VideoEncoderStats } from "./encode/video-encoder.js"
 export type { EncodedVideoFrame, VideoEncoding } from "./encode/video-encoding.js";
 export * from "./frames.js";
 export { decodeLook, LookError } from "./look/decode-look.js";
-export { DEFAULT_LOOK_SCALE, generateLook } from "./look/generate/generate-look.js";
+export { DEFAULT_LOOK_SCALE, generateLook, LOOK_GENERATOR_VERSION } from "./look/generate/generate-look.js";
 export {
   LookParamsError,
   type LookRequest,
@@ -14,6 +14,7 @@ export {
   resolveLookParams,
 } from "./look/generate/vocabulary.js";
 export { EYE_STATES, VISEMES, type Viseme, visemeOfPhoneme } from "./look/visemes.js";
+export { LookWorkerPool, sharedLookWorkers } from "./look-worker/pool.js";
 export {
   MAX_VIEWERS_PER_SESSION,
   MediaSession,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { syntheticFrames } from "../src/bench/synthetic-frames.js";
+import { itemAt } from "../src/checked.js";
 import { liveEncoderProcesses } from "../src/encode/encoder-process.js";
 import { type VideoCodecName, videoSize } from "../src/frames.js";
 import { MediaSession } from "../src/media-session.js";
@@ -96,12 +97,12 @@ describe("media session over WHEP", () => {
     expect(fifth).toBeInstanceOf(WhepError);
     expect((fifth as WhepError).kind).toBe("too_many_viewers");
     expect(livePeerConnections()).toBe(8); // four viewers and their four server peers, the fifth left nothing
-    await viewers[0]!.viewer.close();
+    await itemAt(viewers, 0).viewer.close();
     expect(session.viewerCount).toBe(3);
     const again = await watch(session);
     expect(session.viewerCount).toBe(4);
     for (const { viewer } of [again, ...viewers]) await viewer.close();
-    expect(() => session.removeViewer(viewers[1]!.viewerId)).toThrow(WhepError);
+    expect(() => session.removeViewer(itemAt(viewers, 1).viewerId)).toThrow(WhepError);
   });
 
   it("refuses a bad offer before making a peer", async () => {

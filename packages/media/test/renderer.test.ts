@@ -8,7 +8,7 @@ import { bursts, digest, testLook } from "./support.js";
 
 const cache = new RasterCache();
 const renderer = (options: { quality?: VideoQualityName; orientation?: Orientation; seed?: string } = {}) =>
-  new PortraitRenderer({
+  PortraitRenderer.create({
     look: testLook(),
     quality: options.quality ?? "low",
     orientation: options.orientation,
@@ -18,9 +18,9 @@ const renderer = (options: { quality?: VideoQualityName; orientation?: Orientati
   });
 
 describe("PortraitRenderer", () => {
-  it("gives the same frames for the same look, seed and audio", () => {
+  it("gives the same frames for the same look, seed and audio", async () => {
     const audio = bursts(40, (f) => f % 10 < 6);
-    const runs = [renderer(), renderer()].map((r) => {
+    const runs = (await Promise.all([renderer(), renderer()])).map((r) => {
       r.pushAudio(audio);
       return Array.from({ length: 60 }, (_, i) => {
         const f = r.renderFrame(i * 40);
@@ -31,9 +31,9 @@ describe("PortraitRenderer", () => {
     expect(new Set(runs[0]).size).toBeGreaterThan(30);
   });
 
-  it("opens the mouth with speech-like bursts and rests it in the silences", () => {
+  it("opens the mouth with speech-like bursts and rests it in the silences", async () => {
     const on = (f: number) => f % 10 < 5;
-    const r = renderer();
+    const r = await renderer();
     r.pushAudio(bursts(60, on));
     const frames = Array.from({ length: 60 }, (_, i) => r.renderFrame(i * 40));
     for (const [i, f] of frames.entries()) {
@@ -46,8 +46,8 @@ describe("PortraitRenderer", () => {
     expect(after.mouthOpen).toBe(0);
   });
 
-  it("opens wider for louder speech", () => {
-    const r = renderer();
+  it("opens wider for louder speech", async () => {
+    const r = await renderer();
     r.pushAudio(bursts(10, () => true, 0.5));
     r.pushAudio(bursts(10, () => true, 0.02));
     const frames = Array.from({ length: 20 }, (_, i) => r.renderFrame(i * 40));
@@ -56,8 +56,8 @@ describe("PortraitRenderer", () => {
     expect(Math.min(...loud)).toBeGreaterThan(Math.max(...quiet));
   });
 
-  it("carries each frame's 40 ms of voice at 48 kHz, in the order pushed", () => {
-    const r = renderer();
+  it("carries each frame's 40 ms of voice at 48 kHz, in the order pushed", async () => {
+    const r = await renderer();
     const tone = new Int16Array(960 * 3).map((_, i) =>
       Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 24000)),
     );
@@ -71,8 +71,8 @@ describe("PortraitRenderer", () => {
     expect(audio[3]?.subarray(32).every((s) => s === 0)).toBe(true);
   });
 
-  it("falls silent with the mouth at rest from the frame after an interrupt", () => {
-    const r = renderer();
+  it("falls silent with the mouth at rest from the frame after an interrupt", async () => {
+    const r = await renderer();
     r.pushAudio(bursts(100, () => true));
     for (let i = 0; i < 5; i++) expect(r.renderFrame(i * 40).mouthOpen).toBeGreaterThan(0);
     r.clearBuffer();
@@ -82,15 +82,15 @@ describe("PortraitRenderer", () => {
     expect(next.audio.every((s) => s === 0)).toBe(true);
   });
 
-  it("follows phoneme marks for the shape: lips closed on an m however loud the audio", () => {
-    const r = renderer();
+  it("follows phoneme marks for the shape: lips closed on an m however loud the audio", async () => {
+    const r = await renderer();
     r.pushAudio(
       bursts(10, () => true, 0.5),
       { phonemes: [{ phoneme: "m", startMs: 0, durationMs: 400 }] },
     );
     const frames = Array.from({ length: 10 }, (_, i) => r.renderFrame(i * 40));
     expect(frames.every((f) => f.speaking && f.mouthOpen === 0)).toBe(true);
-    const open = renderer();
+    const open = await renderer();
     open.pushAudio(
       bursts(10, () => true, 0.5),
       { phonemes: [{ phoneme: "ˈa", startMs: 0, durationMs: 400 }] },
@@ -98,8 +98,8 @@ describe("PortraitRenderer", () => {
     expect(open.renderFrame(0).mouthOpen).toBeGreaterThan(0.5);
   });
 
-  it("stays alive while idle: the picture moves, the mouth rests, the eyes blink", () => {
-    const r = renderer();
+  it("stays alive while idle: the picture moves, the mouth rests, the eyes blink", async () => {
+    const r = await renderer();
     const frames = Array.from({ length: 150 }, (_, i) => {
       const f = r.renderFrame(i * 40);
       return { digest: digest(f.video.data), mouth: f.mouthOpen, speaking: f.speaking };
@@ -113,8 +113,8 @@ describe("PortraitRenderer", () => {
     expect(new Set(poses.map((p) => Math.round(p.headX))).size).toBeGreaterThan(3);
   });
 
-  it("marks the frame in which a flushed utterance ends", () => {
-    const r = renderer();
+  it("marks the frame in which a flushed utterance ends", async () => {
+    const r = await renderer();
     r.pushAudio(bursts(3, () => true).subarray(0, 960 * 2 + 100));
     r.flush();
     const frames = Array.from({ length: 5 }, (_, i) => r.renderFrame(i * 40));
@@ -126,12 +126,12 @@ describe("PortraitRenderer", () => {
     ["high", 1280, 720],
     ["medium", 854, 480],
     ["low", 640, 360],
-  ] as const)("renders %s at %ix%i, and turned for vertical", (quality, width, height) => {
+  ] as const)("renders %s at %ix%i, and turned for vertical", async (quality, width, height) => {
     for (const [orientation, w, h] of [
       ["horizontal", width, height],
       ["vertical", height, width],
     ] as const) {
-      const f = renderer({ quality, orientation }).renderFrame(0);
+      const f = (await renderer({ quality, orientation })).renderFrame(0);
       expect([f.video.width, f.video.height]).toEqual([w, h]);
       expect(f.video.data.length).toBe(i420Size(w, h));
     }
@@ -141,7 +141,7 @@ describe("PortraitRenderer", () => {
 describe("pacing", () => {
   it("stamps frames 40 ms apart on the injected clock, and skips (and counts) frames when the consumer falls behind", async () => {
     const clock = new VirtualClock(1_000_000);
-    const r = new PortraitRenderer({ look: testLook(), quality: "low", clock, cache, seed: "s" });
+    const r = await PortraitRenderer.create({ look: testLook(), quality: "low", clock, cache, seed: "s" });
     r.pushAudio(bursts(50, () => true));
     const seen: { index: number; at: number }[] = [];
     for await (const f of r.frames()) {
@@ -157,7 +157,7 @@ describe("pacing", () => {
   });
 
   it("ends the stream when the signal aborts or the renderer closes", async () => {
-    const r = renderer();
+    const r = await renderer();
     const controller = new AbortController();
     let n = 0;
     for await (const _ of r.frames(controller.signal)) if (++n === 3) controller.abort();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { itemAt } from "../src/checked.js";
 import { H264Depacketizer, isH264Keyframe, joinAnnexB, packetizeH264, splitAnnexB } from "../src/rtp/h264.js";
 import { buildPli, buildSenderReport, parseRtcp } from "../src/rtp/rtcp.js";
 import { isRtcp, parseRtpPacket, writeRtpPacket } from "../src/rtp/rtp-packet.js";
@@ -30,9 +31,9 @@ describe("H264 over RTP", () => {
     const au = joinAnnexB([Uint8Array.from([0x41, ...bytes(3000, 1)])]);
     const payloads = packetizeH264(au, 1000);
     const depacketizer = new H264Depacketizer();
-    depacketizer.push(payloads[0]!, false);
+    depacketizer.push(itemAt(payloads, 0), false);
     depacketizer.reset();
-    expect(depacketizer.push(payloads.at(-1)!, true)).toBeUndefined();
+    expect(depacketizer.push(itemAt(payloads, payloads.length - 1), true)).toBeUndefined();
   });
 });
 
@@ -79,6 +80,20 @@ describe("RTP and RTCP", () => {
       marker: true,
     });
     expect(parseRtpPacket(Uint8Array.of(1, 2, 3))).toBeUndefined();
+  });
+
+  it("answers undefined for malformed packets instead of reading past their end", () => {
+    const header = (first: number) => Uint8Array.of(first, 96, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3);
+    // Version 1; padding longer than the packet; a header extension cut short; CSRCs that are not there.
+    expect(parseRtpPacket(header(0x40))).toBeUndefined();
+    expect(parseRtpPacket(Uint8Array.of(...header(0xa0), 1, 2, 200))).toBeUndefined();
+    expect(parseRtpPacket(Uint8Array.of(...header(0x90), 0xbe))).toBeUndefined();
+    expect(parseRtpPacket(header(0x8f))).toBeUndefined();
+    expect(parseRtpPacket(Uint8Array.of(...header(0xa0), 7, 8, 1))?.payload).toEqual(Uint8Array.of(7, 8));
+    // A truncated STAP-A and VP8 descriptor are dropped, not thrown on.
+    expect(new H264Depacketizer().push(Uint8Array.of(24, 0), true)).toBeUndefined();
+    expect(new Vp8Depacketizer().push(Uint8Array.of(), true)).toBeUndefined();
+    expect(() => itemAt(Uint8Array.of(1), 1)).toThrow(RangeError);
   });
 
   it("builds sender reports and reads them back with keyframe requests from a compound packet", () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { syntheticFrame, syntheticFrames } from "../src/bench/synthetic-frames.js";
+import { itemAt } from "../src/checked.js";
 import { liveEncoderProcesses } from "../src/encode/encoder-process.js";
 import { OpusEncoder } from "../src/encode/opus-encoder.js";
 import { VideoEncoder } from "../src/encode/video-encoder.js";
@@ -60,16 +61,17 @@ describe("video encoder", () => {
   it("H264: one access unit per frame, in order, decodable to the right number and size of frames", async () => {
     const { out, width, height } = await encodeAll("H264", 30);
     expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
-    expect(out[0]!.keyframe).toBe(true);
+    const first = itemAt(out, 0);
+    expect(first.keyframe).toBe(true);
     const file = join(dir, "out.h264");
     writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
     const decoded = decodeWithFfmpeg(file);
     expect(decoded).toMatchObject({ width, height, videoFrames: 30 });
     // Constrained baseline: profile_idc 66 with constraint_set1.
-    const sps = out[0]!.data.subarray(4);
-    expect(sps[0]! & 0x1f).toBe(7);
+    const sps = first.data.subarray(4);
+    expect(itemAt(sps, 0) & 0x1f).toBe(7);
     expect(sps[1]).toBe(0x42);
-    expect(sps[2]! & 0x40).toBe(0x40);
+    expect(itemAt(sps, 2) & 0x40).toBe(0x40);
   });
 
   it("VP8: one frame per frame, decodable to the right number and size of frames", async () => {

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { samplesFromBytes } from "../src/audio/pcm.js";
-import { parseWav } from "../src/audio/wav.js";
+import { createEngine, selectVoice } from "../src/tts/espeak-engine.mjs";
 import { EspeakRunner } from "../src/tts/espeak-runner.js";
+import { ESPEAK_VOICES, espeakVoiceFor } from "../src/tts/espeak-voices.js";
 import { LocalEspeakSynthesizer, wordsPerMinuteFor } from "../src/tts/local-espeak.js";
 import type { SynthesisRequest } from "../src/types.js";
 import { collect, concat } from "./servers/collect.js";
 
-/** Real eSpeak-NG runs (WebAssembly in worker threads): real audio, so properties, not exact bytes. */
+/** Real eSpeak NG runs (in worker threads): real audio, so properties, and exact bytes only run to run. */
 
 const TEN_WORDS = "The quick brown fox jumps over the lazy sleeping dog today.";
 const synthesizer = new LocalEspeakSynthesizer({ workers: 2 });
@@ -26,8 +27,8 @@ async function speak(text: string, overrides: Partial<SynthesisRequest> = {}) {
   return chunks;
 }
 
-function rms(pcm: Uint8Array): number {
-  const samples = samplesFromBytes(pcm);
+function rms(pcm: Uint8Array | Int16Array): number {
+  const samples = pcm instanceof Int16Array ? pcm : samplesFromBytes(pcm);
   let sum = 0;
   for (const s of samples) sum += s * s;
   return Math.sqrt(sum / Math.max(1, samples.length));
@@ -41,15 +42,60 @@ afterAll(async () => {
 
 describe("LocalEspeakSynthesizer", () => {
   it("turns a sentence into 24 kHz PCM as long as eSpeak's own 22050 Hz audio", async () => {
-    const wav = parseWav(await runner.run({ text: TEN_WORDS, voice: "en-us", wordsPerMinute: 175 }));
-    expect(wav.sampleRate).toBe(22_050);
-    const expectedBytes = (wav.samples.length / wav.sampleRate) * 24_000 * 2;
+    const run = await runner.run({ text: TEN_WORDS, voice: "en-us", wordsPerMinute: 175 });
+    expect(run.sampleRate).toBe(22_050);
+    const expectedBytes = (run.pcm.length / run.sampleRate) * 24_000 * 2;
     const pcm = concat(await speak(TEN_WORDS));
     expect(pcm.length % 2).toBe(0);
     expect(Math.abs(pcm.length - expectedBytes) / expectedBytes).toBeLessThan(0.01);
     // About three seconds of speech, and not silence.
     expect(pcm.length / 48_000).toBeGreaterThan(2);
     expect(rms(pcm)).toBeGreaterThan(500);
+  });
+
+  it("yields exactly the audio synthesizeTimed yields, the same every time", async () => {
+    const text = "Hello world. Maybe we can talk about it later, if you like?";
+    const plain = await speak(text);
+    const timed: Uint8Array[] = [];
+    for await (const speech of synthesizer.synthesizeTimed(request(text))) timed.push(speech.pcm);
+    expect(plain).toHaveLength(2);
+    expect(timed).toEqual(plain);
+    expect(await speak(text)).toEqual(plain);
+  });
+
+  it("ends each sentence with eSpeak's pause for its punctuation", async () => {
+    const quietMs = (pcm: Uint8Array) => {
+      const samples = samplesFromBytes(pcm);
+      let end = samples.length;
+      while (end > 0 && Math.abs(samples[end - 1] ?? 0) < 100) end--;
+      return ((samples.length - end) / 24_000) * 1000;
+    };
+    const [sentence, clause] = await Promise.all([speak("Hello there."), speak("Hello there,")]);
+    expect(quietMs(concat(sentence))).toBeGreaterThan(250);
+    expect(quietMs(concat(clause))).toBeGreaterThan(100);
+    expect(quietMs(concat(clause))).toBeLessThan(quietMs(concat(sentence)));
+  });
+
+  it("speaks markup as text instead of obeying it", async () => {
+    const longestPauseMs = (pcm: Uint8Array) => {
+      let longest = 0;
+      let run = 0;
+      for (const s of samplesFromBytes(pcm)) {
+        run = Math.abs(s) < 100 ? run + 1 : 0;
+        longest = Math.max(longest, run);
+      }
+      return (longest / 24_000) * 1000;
+    };
+    // An obeyed <break> would be three seconds of silence, an obeyed <voice> French phonemes.
+    const chunks = [];
+    for await (const speech of synthesizer.synthesizeTimed(
+      request("Wait <break time='3s'/> for <voice name='fr'>bonjour</voice> & go"),
+    ))
+      chunks.push(speech);
+    const pcm = concat(chunks.map((c) => c.pcm));
+    expect(longestPauseMs(pcm)).toBeLessThan(1000);
+    expect(rms(pcm)).toBeGreaterThan(500);
+    expect(chunks.flatMap((c) => c.phonemes.map((p) => p.phoneme)).join("")).not.toContain("ʁ");
   });
 
   it("gives longer audio for longer text", async () => {
@@ -82,6 +128,21 @@ describe("LocalEspeakSynthesizer", () => {
     expect(rms(pcm)).toBeGreaterThan(500);
   });
 
+  it("has every voice it maps languages to", async () => {
+    const engine = await createEngine();
+    const missing = [...ESPEAK_VOICES].filter((voice) => !selectVoice(engine, voice));
+    expect(missing).toEqual([]);
+    expect(selectVoice(engine, "xx-yy")).toBe(false);
+  });
+
+  it("speaks a voice found by its language with that language's phonemes", async () => {
+    // fr-fr names no voice file: the engine picks French (roa/fr) by language, as the eSpeak program does.
+    expect(espeakVoiceFor("fr-FR")).toBe("fr-fr");
+    const french = await runner.run({ text: "Bonjour tout le monde.", voice: "fr-fr", wordsPerMinute: 175 });
+    expect(french.events.map((e) => e.phoneme).join("")).toContain("ʁ");
+    expect(rms(french.pcm)).toBeGreaterThan(500);
+  });
+
   it("speaks other languages with their voice, and unknown ones in English", async () => {
     expect(rms(concat(await speak("Bonjour tout le monde.", { language: "fr-FR" })))).toBeGreaterThan(500);
     expect(concat(await speak("Hello there.", { language: "xx-unknown" }))).toEqual(
@@ -109,14 +170,23 @@ describe("LocalEspeakSynthesizer", () => {
     expect((await collect(synthesizer.synthesize(request(TEN_WORDS), controller.signal))).chunks).toEqual([]);
   });
 
+  it("fails the runs of a closed runner, the running one too", async () => {
+    const closing = new EspeakRunner(1);
+    const job = { text: "A sentence that is still being spoken.", voice: "en-us", wordsPerMinute: 175 };
+    const running = expect(closing.run(job)).rejects.toMatchObject({ kind: "unavailable" });
+    const waiting = expect(closing.run(job)).rejects.toMatchObject({ kind: "unavailable" });
+    await closing.close();
+    await Promise.all([running, waiting]);
+  });
+
   it("reports a failing run as a ProviderError and keeps working", async () => {
     await expect(runner.run({ text: "hi", voice: "xx-yy", wordsPerMinute: 175 })).rejects.toMatchObject({
       provider: "localEspeak",
       kind: "unavailable",
       message: expect.stringMatching(/voice does not exist/),
     });
-    expect((await runner.run({ text: "hi", voice: "en-us", wordsPerMinute: 175 })).length).toBeGreaterThan(
-      44,
-    );
+    expect(
+      (await runner.run({ text: "hi", voice: "en-us", wordsPerMinute: 175 })).pcm.length,
+    ).toBeGreaterThan(1000);
   });
 });

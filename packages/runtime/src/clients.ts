@@ -10,25 +10,31 @@ import { type Client, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { meterCalls } from "./metrics/connect.js";
 import { forwardRequestId } from "./request-id.js";
+import { presentIdentity, type ServiceIdentity } from "./service-identity.js";
 import { traceCalls } from "./tracing/connect.js";
 
 /**
  * Connect clients for service-to-service calls: HTTP/1.1 keep-alive pools (a long-lived HTTP/2
  * connection would pin all traffic from one pod to one peer), binary protobuf, request ids forwarded,
- * calls counted and timed, and the trace context sent along (metrics/, tracing/).
+ * calls counted and timed, the trace context sent along (metrics/, tracing/), and every call
+ * signed with the caller's service identity.
  */
-export function connectTransport(baseUrl: string): Transport {
+export function connectTransport(baseUrl: string, identity: ServiceIdentity): Transport {
   return createConnectTransport({
     baseUrl,
     httpVersion: "1.1",
     useBinaryFormat: true,
-    interceptors: [forwardRequestId, meterCalls, traceCalls],
+    interceptors: [forwardRequestId, meterCalls, traceCalls, presentIdentity(identity)],
     defaultTimeoutMs: 15_000,
   });
 }
 
-export function connectClient<S extends DescService>(service: S, baseUrl: string): Client<S> {
-  return createClient(service, connectTransport(baseUrl));
+export function connectClient<S extends DescService>(
+  service: S,
+  baseUrl: string,
+  identity: ServiceIdentity,
+): Client<S> {
+  return createClient(service, connectTransport(baseUrl, identity));
 }
 
 export const services = {
@@ -49,7 +55,7 @@ export type Clients = { [K in ServiceName]: Client<(typeof services)[K]> };
  * A client per service. Asking for a service whose URL was not configured throws a clear error at the
  * first call site instead of failing at start for services a process never calls.
  */
-export function createClients(urls: ServiceUrls): Clients {
+export function createClients(urls: ServiceUrls, identity: ServiceIdentity): Clients {
   const made = new Map<ServiceName, unknown>();
   return new Proxy({} as Clients, {
     get(_target, prop) {
@@ -58,7 +64,7 @@ export function createClients(urls: ServiceUrls): Clients {
       if (!made.has(name)) {
         const url = urls[name];
         if (!url) throw new Error(`no URL configured for the ${name} service (${name.toUpperCase()}_URL)`);
-        made.set(name, connectClient(services[name], url));
+        made.set(name, connectClient(services[name], url, identity));
       }
       return made.get(name);
     },

@@ -7,10 +7,15 @@ import {
   createHandlerContext,
   type ServiceImpl,
 } from "@connectrpc/connect";
+import { SpanKind } from "@opentelemetry/api";
 import { type Clients, type ServiceName, services } from "./clients.js";
 import type { Logger } from "./log.js";
+import { meterCalled, meterServed } from "./metrics/connect.js";
 import type { ServiceApp } from "./server.js";
+import { callersOf } from "./service-callers.js";
 import { serviceError } from "./service-errors.js";
+import type { CallerName } from "./service-identity.js";
+import { inSpan, SERVICE_ATTRIBUTE } from "./tracing/spans.js";
 
 type AnyImpl = Partial<ServiceImpl<DescService>>;
 
@@ -19,10 +24,16 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
  * loopback HTTP: no sockets, no encoding, no HTTP parsing per call. Each call builds its request message
  * and a handler context as a Connect server would, and answers the response message a client would
  * get. Errors are what the services' server interceptors make of them (service-errors.ts). The
- * caller's request id needs no header: the call runs in the caller's log context.
+ * caller's request id needs no header: the call runs in the caller's log context, and each call is a
+ * span of the called service in the caller's trace, and counted on both sides, as a call over HTTP would be.
+ * Each client is made for one caller, and a call from a caller not on the RPC's allow-list
+ * (service-callers.ts) is refused as over HTTP: no credential travels (nothing leaves the process), but
+ * no service reaches an RPC it may not call.
  */
 export class InProcessServices {
   private readonly impls = new Map<string, AnyImpl>();
+  /** The service (process) name serving each proto service. */
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly log: Logger) {}
 
@@ -31,6 +42,7 @@ export class InProcessServices {
     const recorder = {
       service: (desc: DescService, impl: AnyImpl) => {
         this.impls.set(desc.typeName, impl);
+        this.names.set(desc.typeName, app.name);
         return recorder;
       },
       rpc: () => {
@@ -40,19 +52,29 @@ export class InProcessServices {
     app.routes(recorder as unknown as ConnectRouter);
   }
 
-  /** A client per service; a service not registered (yet) answers Unavailable, as a stopped peer would. */
-  clients(): Clients {
+  /**
+   * The clients `caller` calls with: one per service; a service not registered (yet) answers
+   * Unavailable, as a stopped peer would.
+   */
+  clients(caller: CallerName): Clients {
     const made = {} as Record<ServiceName, unknown>;
-    for (const name of Object.keys(services) as ServiceName[]) made[name] = this.client(services[name]);
+    for (const name of Object.keys(services) as ServiceName[])
+      made[name] = this.client(services[name], caller);
     return made as Clients;
   }
 
-  private client(service: DescService): unknown {
+  private client(service: DescService, caller: CallerName): unknown {
     const client: Record<string, unknown> = {};
     for (const method of service.methods) {
       if (method.methodKind !== "unary") continue;
       const label = `/${service.typeName}/${method.name}`;
-      client[method.localName] = async (request: MessageInitShape<typeof method.input> = {}) => {
+      const procedure = `${service.typeName}/${method.name}`;
+      const allowed = callersOf(service.typeName, method.name).includes(caller);
+      const call = async (request: MessageInitShape<typeof method.input>) => {
+        if (!allowed) {
+          // As presentIdentity reports a refused identity: the deployment's fault, an internal error.
+          throw new ConnectError(`${caller} may not call ${procedure}`, Code.Internal);
+        }
         const impl = this.impls.get(service.typeName);
         const fn = impl?.[method.localName as never] as ((req: unknown, ctx: unknown) => unknown) | undefined;
         if (typeof fn !== "function") {
@@ -74,6 +96,20 @@ export class InProcessServices {
           throw serviceError(err, this.log, label);
         }
       };
+      const served = () => this.names.get(service.typeName) ?? service.typeName;
+      client[method.localName] = (request: MessageInitShape<typeof method.input> = {}) =>
+        inSpan(
+          procedure,
+          {
+            kind: SpanKind.SERVER,
+            attributes: {
+              "rpc.system": "in_process",
+              "rpc.method": procedure,
+              [SERVICE_ATTRIBUTE]: served(),
+            },
+          },
+          () => meterCalled(procedure, () => meterServed(served(), procedure, () => call(request))),
+        );
     }
     return client;
   }

@@ -6,6 +6,8 @@ export const processSettings = {
   PORT: env.int({ default: 8080, min: 0, max: 65535 }),
   HOST: env.string({ default: "127.0.0.1" }),
   DATABASE_URL: env.optionalUrl({ protocols: ["postgres:", "postgresql:"] }),
+  /** Connections of a service process's pool (the deployment's connection budget counts them). */
+  DATABASE_POOL_SIZE: env.int({ default: 10, min: 1, max: 100 }),
   NATS_URL: env.optionalString(),
   NATS_NAMESPACE: env.optionalString(),
   LOG_LEVEL: env.oneOf(["debug", "info", "warn", "error"] as const, { default: "info" }),

@@ -1,11 +1,13 @@
 import { connectBus } from "./bus.js";
 import { createClients } from "./clients.js";
 import { ConfigError } from "./config.js";
+import { identityFromEnv } from "./identity-keys.js";
 import { createLogger, type Logger } from "./log.js";
 import { startObservability } from "./observability.js";
 import { readProcessConfig, serviceUrlsFrom } from "./process-config.js";
 import { listen } from "./server.js";
 import { type ServiceModule, startService } from "./service.js";
+import type { ServiceIdentity } from "./service-identity.js";
 import { onShutdownSignal } from "./shutdown.js";
 
 /**
@@ -15,15 +17,18 @@ import { onShutdownSignal } from "./shutdown.js";
 export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<void> {
   let config: ReturnType<typeof readProcessConfig>;
   let databaseUrl: string;
+  let log: Logger;
+  let identity: ServiceIdentity;
   try {
     config = readProcessConfig();
     databaseUrl = config.DATABASE_URL ?? "";
     if (!databaseUrl) throw new ConfigError(["DATABASE_URL is required when a service runs on its own"]);
+    log = createLogger({ level: config.LOG_LEVEL, fields: { process: module.name } });
+    identity = identityFromEnv(module.name, process.env, log, { verifiesCallers: true });
   } catch (err) {
     process.stderr.write(`${module.name}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   }
-  const log = createLogger({ level: config.LOG_LEVEL, fields: { process: module.name } });
   const { bus, running, observability } = await startOrExit(log, async () => {
     const observability = await startObservability({
       name: module.name,
@@ -42,9 +47,11 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
       databaseUrl,
       bus,
       log,
-      clients: createClients(serviceUrlsFrom(config)),
+      clients: createClients(serviceUrlsFrom(config), identity),
       env: process.env,
       listening,
+      identity,
+      poolSize: config.DATABASE_POOL_SIZE,
     });
     log.info("listening", { url: listening.url });
     return { bus, running, observability };

@@ -1,12 +1,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "./log.js";
 import { meterServedCalls } from "./metrics/connect.js";
 import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
 import { serveRequestId } from "./request-id.js";
+import { callersOf } from "./service-callers.js";
 import { serviceError } from "./service-errors.js";
+import { requireCaller, type ServiceIdentity } from "./service-identity.js";
 import { traceServedCalls } from "./tracing/connect.js";
 
 /** What a service's build() returns: its Connect routes plus optional background work. */
@@ -43,12 +45,18 @@ export function connectInterceptors(log: Logger, service: string): Interceptor[]
 
 /**
  * The request handler of a service: Connect on its routes, /healthz, /readyz and /metrics beside them
- * (a service's port is internal; the public gateway never forwards to it).
+ * (a service's port is internal; the public gateway never forwards to it). Every call must carry a
+ * service credential of a caller the RPC allows (`identity` verifies it).
  */
-export function serviceHandler(app: ServiceApp, log: Logger): http.RequestListener {
+export function serviceHandler(
+  app: ServiceApp,
+  log: Logger,
+  identity: ServiceIdentity,
+): http.RequestListener {
+  const [requestId, ...rest] = connectInterceptors(log, app.name);
   return connectNodeAdapter({
     routes: (router) => app.routes(router),
-    interceptors: connectInterceptors(log, app.name),
+    interceptors: [...(requestId ? [requestId] : []), requireCaller(identity, callersOf, log), ...rest],
     fallback: (req, res) => {
       const path = req.url?.split("?")[0];
       if (path === "/healthz") return void respondHealth(res, true);

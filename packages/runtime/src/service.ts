@@ -8,6 +8,7 @@ import { meterBus } from "./metrics/bus.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
 import { type Migrations, migrateToLatest } from "./migrate.js";
 import { type Listening, type ServiceApp, serviceHandler } from "./server.js";
+import type { ServiceIdentity } from "./service-identity.js";
 import { traceBus } from "./tracing/bus.js";
 
 /** What a service gets from whoever runs it (its own process, or the one-process suite). */
@@ -45,6 +46,8 @@ export interface StartServiceOptions {
   clients: Clients;
   env: Env;
   listening: Listening & { setHandler(handler: import("node:http").RequestListener): void };
+  /** The service's own identity: it verifies its callers with it (its clients sign with it too). */
+  identity: ServiceIdentity;
   poolSize?: number;
 }
 
@@ -77,7 +80,10 @@ export async function startService<DB>(
         return ready ? ready.call(app) : true;
       },
     };
-    options.listening.setHandler(serviceHandler(withDbReadiness, log));
+    if (options.identity.name !== module.name) {
+      throw new Error(`the ${module.name} service was given the identity of ${options.identity.name}`);
+    }
+    options.listening.setHandler(serviceHandler(withDbReadiness, log, options.identity));
     await app.start?.();
     return {
       name: module.name,

@@ -9,7 +9,7 @@ import { type Logger, runWithRequestContext } from "../src/log.js";
 import { freePort } from "../src/net.js";
 import { REQUEST_ID_HEADER } from "../src/request-id.js";
 import { type Listening, listen, type ServiceApp, serviceHandler } from "../src/server.js";
-import { collectingLogger, type Gate, gate, settledWithin, waitFor } from "./support.js";
+import { collectingLogger, type Gate, gate, settledWithin, testIdentity, waitFor } from "./support.js";
 
 /**
  * A service on a real port whose handlers misbehave on purpose. The catalog contract only lends its
@@ -76,7 +76,7 @@ async function startHarness(options: { withReady?: boolean } = {}): Promise<Harn
   }
   const listening = await listen({ port: 0, host: "127.0.0.1" });
   running.push(listening);
-  listening.setHandler(serviceHandler(app, log));
+  listening.setHandler(serviceHandler(app, log, testIdentity("catalog")));
   return { listening, log, records, slow, slowStarted: () => started, ready };
 }
 
@@ -138,28 +138,28 @@ describe("serviceHandler over HTTP", () => {
 
   it("serves the Connect routes", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     h.slow.open();
     expect((await client.listLlmModels({})).providers[0]?.models).toEqual(["slow-model"]);
   });
 
   it("carries the caller's x-request-id into the log lines of the call", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     await client.listPublicAvatars({}, { headers: { [REQUEST_ID_HEADER]: "req-from-caller" } });
     expect(h.records().find((r) => r.msg === "serving public avatars")?.request_id).toBe("req-from-caller");
   });
 
   it("forwards the request id of the call being served to the calls it makes", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     await runWithRequestContext({ requestId: "req-upstream" }, () => client.listPublicAvatars({}));
     expect(h.records().find((r) => r.msg === "serving public avatars")?.request_id).toBe("req-upstream");
   });
 
   it("gives a call without a usable request id a fresh one", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     await client.listPublicAvatars({}, { headers: { [REQUEST_ID_HEADER]: "bad id with spaces" } });
     await client.listPublicAvatars({});
     const ids = h
@@ -173,7 +173,7 @@ describe("serviceHandler over HTTP", () => {
 
   it("turns an unexpected error into Internal with its message hidden, and logs it with the stack", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     const err = await caught(client.listLanguages({}, { headers: { [REQUEST_ID_HEADER]: "req-boom" } }));
     expect(err.code).toBe(Code.Internal);
     expect(err.rawMessage).toBe("internal error");
@@ -192,7 +192,7 @@ describe("serviceHandler over HTTP", () => {
 
   it("passes domain errors through with their code and detail, without logging them as failures", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     const err = await caught(client.getAvatar({ avatarId: "x" }));
     expect(err.code).toBe(Code.NotFound);
     expect(err.rawMessage).toBe("Avatar not found");
@@ -202,7 +202,7 @@ describe("serviceHandler over HTTP", () => {
 
   it("answers Unavailable (not Internal) when the database cannot be reached", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     const err = await caught(client.getVoice({ voiceId: "v" }));
     expect(err.code).toBe(Code.Unavailable);
     expect(h.records().find((r) => r.msg === "rpc failed: the database is unavailable")).toMatchObject({
@@ -212,7 +212,7 @@ describe("serviceHandler over HTTP", () => {
 
   it("logs Connect errors that are internal failures", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     const err = await caught(client.listVoices({}));
     expect(err.code).toBe(Code.Internal);
     expect(err.rawMessage).toBe("upstream broke");
@@ -223,7 +223,7 @@ describe("serviceHandler over HTTP", () => {
 describe("close", () => {
   it("lets an in-flight slow request finish, refuses new connections, then resolves", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     const inFlight = client.listLlmModels({});
     await waitFor("the slow call to reach its handler", h.slowStarted);
 
@@ -243,7 +243,7 @@ describe("close", () => {
 
   it("cuts connections still busy when the grace period ends", async () => {
     const h = await startHarness();
-    const client = connectClient(CatalogService, h.listening.url);
+    const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
     // A deadline well beyond the test's: only the server can end this call.
     const inFlight = client.listLlmModels({}, { timeoutMs: 120_000 });
     await waitFor("the slow call to reach its handler", h.slowStarted);

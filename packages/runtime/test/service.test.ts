@@ -7,7 +7,7 @@ import { connectClient, createClients } from "../src/clients.js";
 import { REQUEST_ID_HEADER } from "../src/request-id.js";
 import { listen } from "../src/server.js";
 import { type ServiceModule, type StartServiceOptions, startService } from "../src/service.js";
-import { collectingLogger, createTestDatabase, type TestDatabase } from "./support.js";
+import { collectingLogger, createTestDatabase, type TestDatabase, testIdentity } from "./support.js";
 
 interface LangDb {
   langs: { code: string };
@@ -62,9 +62,10 @@ async function options(log = collectingLogger().log): Promise<StartServiceOption
     databaseUrl: database.url,
     bus: createMemoryBus(),
     log,
-    clients: createClients({}),
+    clients: createClients({}, testIdentity("catalog")),
     env: {},
     listening: await listen({ port: 0, host: "127.0.0.1" }),
+    identity: testIdentity("catalog"),
     poolSize: 2,
   };
 }
@@ -82,7 +83,7 @@ describe("startService", () => {
     });
 
     const url = opts.listening.url;
-    const client = connectClient(CatalogService, url);
+    const client = connectClient(CatalogService, url, testIdentity("gateway"));
     const res = await client.listLanguages({}, { headers: { [REQUEST_ID_HEADER]: "req-langs" } });
     expect(res.languages.map((l) => l.code)).toEqual(["en", "fr"]);
     expect(records().find((r) => r.msg === "listing languages")).toMatchObject({
@@ -116,6 +117,14 @@ describe("startService", () => {
     }
   });
 
+  it("refuses to serve with another service's identity", async () => {
+    const opts = await options();
+    await expect(startService(module([]), { ...opts, identity: testIdentity("tokens") })).rejects.toThrow(
+      "the catalog service was given the identity of tokens",
+    );
+    await opts.listening.close();
+  });
+
   it("fails with the migration's name when a migration fails, and serves nothing", async () => {
     const opts = await options();
     const broken: ServiceModule<LangDb> = {
@@ -135,7 +144,7 @@ describe("startService", () => {
 
 describe("createClients", () => {
   it("makes a client only for services with a URL, and names the missing setting", async () => {
-    const clients = createClients({ catalog: "http://127.0.0.1:1" });
+    const clients = createClients({ catalog: "http://127.0.0.1:1" }, testIdentity("gateway"));
     expect(clients.catalog).toBe(clients.catalog);
     expect(() => clients.tokens).toThrow("no URL configured for the tokens service (TOKENS_URL)");
     const err = await clients.catalog.listLanguages({}, { timeoutMs: 5_000 }).catch((e: unknown) => e);

@@ -4,3 +4,10 @@ export { collectingLogger, type LogRecord } from "../../testkit/src/logs.js";
 // The runtime cannot name @avatar/testkit (the testkit depends on the runtime), so it uses the file directly.
 export { createTestDatabase, type TestDatabase } from "../../testkit/src/postgres.js";
 export { type Gate, gate, settledWithin, sleep, waitFor } from "../../testkit/src/waits.js";
+
+import { generateIdentitySet, identityOf } from "../src/identity-keys.js";
+import type { CallerName } from "../src/service-identity.js";
+
+/** This file's service identities (the testkit's testIdentity, which the runtime cannot import). */
+export const testIdentities = generateIdentitySet();
+export const testIdentity = (name: CallerName, now?: () => Date) => identityOf(testIdentities, name, now);

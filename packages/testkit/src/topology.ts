@@ -1,4 +1,13 @@
-import { freePort } from "@avatar/runtime";
+import {
+  type CallerName,
+  freePort,
+  generateIdentitySet,
+  type IdentitySet,
+  identityEnv,
+  identityOf,
+  isCallerName,
+  type ServiceIdentity,
+} from "@avatar/runtime";
 import { type SpawnedProcess, spawnEntry, waitForReady } from "./processes.js";
 
 export interface ProcessSpec {
@@ -8,6 +17,8 @@ export interface ProcessSpec {
   /** The other processes find it at `<NAME>_URL` (a service they call over Connect). */
   service?: boolean;
   env?: Record<string, string>;
+  /** The service identity it signs and verifies with; by default the one of its entry point. */
+  identity?: CallerName;
   /** Its port (a free one when absent). */
   port?: number;
 }
@@ -25,6 +36,9 @@ export interface Topology {
   readonly serviceUrls: Record<string, string>;
   /** Milliseconds from spawning each process to its first 200 on `/readyz`. */
   readonly readyMs: Record<string, number>;
+  /** The identities the processes got; the test calls them as one of these (e.g. the operator). */
+  readonly identities: IdentitySet;
+  identity(name: CallerName): ServiceIdentity;
   /** SIGTERM to each process, last started first; their exit codes by name. */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -39,8 +53,8 @@ export interface TopologyOptions {
 
 /**
  * Starts the given entry points as separate processes on free loopback ports, as a deployment runs them:
- * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and `METRICS_PORT` and
- * extra env; resolves
+ * each gets the shared environment, every service's `<NAME>_URL`, its own `PORT` and `METRICS_PORT`, its
+ * service identity (a fresh set per topology) and extra env; resolves
  * once all answer `/readyz` (rejects with a process's output when it exits or is not ready in time).
  */
 export async function spawnTopology(
@@ -65,6 +79,11 @@ export async function spawnTopology(
   );
   const processes: SpawnedProcess[] = [];
   const readyMs: Record<string, number> = {};
+  const identities = generateIdentitySet();
+  const identityEnvOf = (spec: ProcessSpec) => {
+    const identity = spec.identity ?? identityOfEntry(spec.entry);
+    return identity ? identityEnv(identities, identity) : {};
+  };
   const spawn = (spec: ProcessSpec) =>
     spawnEntry(
       spec.name,
@@ -72,6 +91,7 @@ export async function spawnTopology(
       {
         ...sharedEnv,
         ...serviceUrls,
+        ...identityEnvOf(spec),
         PORT: String(ports.get(spec.name)),
         METRICS_PORT: String(metricsPorts.get(spec.name)),
         HOST: "127.0.0.1",
@@ -107,6 +127,8 @@ export async function spawnTopology(
     },
     serviceUrls,
     readyMs,
+    identities,
+    identity: (name) => identityOf(identities, name),
     stop: async () => {
       const codes: Record<string, number | null> = {};
       for (const p of [...processes].reverse()) codes[p.name] = await p.stop();
@@ -126,4 +148,10 @@ export async function spawnTopology(
 /** The specs of the suite's services (each reachable by the others at `<NAME>_URL`). */
 export function serviceSpecs(...names: string[]): ProcessSpec[] {
   return names.map((name) => ({ name, entry: `services/${name}/src/main.ts`, service: true }));
+}
+
+/** `services/pipeline/src/main.ts` (or its bundle, `dist/main.js`) runs the pipeline, `gateway/...` the gateway. */
+function identityOfEntry(entry: string): CallerName | undefined {
+  const name = /^(?:services\/)?([a-z]+)\/(?:src\/main\.ts|dist\/main\.js)$/.exec(entry)?.[1] ?? "";
+  return isCallerName(name) ? name : undefined;
 }

@@ -5,7 +5,6 @@ import { CatalogService } from "@avatar/contracts/catalog";
 import { AgentType } from "@avatar/contracts/common";
 import {
   connectBus,
-  connectClient,
   createClients,
   errorDetailOf,
   listen,
@@ -13,6 +12,7 @@ import {
   serviceHandler,
   startService,
 } from "@avatar/runtime";
+import { allowedCallerClient, testIdentity } from "@avatar/testkit";
 import { Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentsModule } from "../src/index.js";
@@ -97,7 +97,11 @@ describe("on a real server", () => {
     const catalog = new FakeCatalog();
     const catalogListening = await listen({ port: 0, host: "127.0.0.1" });
     catalogListening.setHandler(
-      serviceHandler({ name: "catalog", routes: (r) => r.service(CatalogService, catalog.impl()) }, log),
+      serviceHandler(
+        { name: "catalog", routes: (r) => r.service(CatalogService, catalog.impl()) },
+        log,
+        testIdentity("catalog"),
+      ),
     );
     const { env: keys } = testSealer("prod1");
     const start = async (): Promise<RunningService & { url: string }> => {
@@ -106,16 +110,17 @@ describe("on a real server", () => {
         databaseUrl: t.database.url,
         bus: await connectBus({}, "agents-test", log),
         log,
-        clients: createClients({ catalog: catalogListening.url }),
+        clients: createClients({ catalog: catalogListening.url }, testIdentity("agents")),
         env: { ENCRYPTION_KEYS: keys },
         listening,
+        identity: testIdentity("agents"),
       });
       return { ...running, url: listening.url };
     };
 
     let server = await start();
     try {
-      let client = connectClient(AgentsService, server.url);
+      let client = allowedCallerClient(AgentsService, server.url);
       const voice = catalog.addVoice({ isPublic: true });
       const { voiceAgent } = await client.createVoiceAgent({
         spaceId: SPACE_A,
@@ -141,7 +146,7 @@ describe("on a real server", () => {
 
       await server.stop();
       server = await start();
-      client = connectClient(AgentsService, server.url);
+      client = allowedCallerClient(AgentsService, server.url);
       expect((await client.revealSecret({ spaceId: SPACE_A, secretId: secret?.id ?? "" })).secretValue).toBe(
         "sk-server",
       );

@@ -31,22 +31,27 @@ export function findLook(db: Db, avatarId: string) {
   return db.selectFrom("avatar_looks").selectAll().where("avatar_id", "=", avatarId).executeTakeFirst();
 }
 
-/** Keeps a look generated from its seed, unless the row changed meanwhile (a new import wins). */
+/**
+ * Keeps a look generated from its seed by `generator` (replacing one another generator drew), unless the
+ * row changed meanwhile (a new import wins).
+ */
 export async function cacheGeneratedLook(
   db: Db,
   avatarId: string,
   seedJson: string,
-  look: Uint8Array,
-  lookKey: string,
+  generated: { look: Uint8Array; lookKey: string; generator: string },
 ): Promise<void> {
+  const { look, lookKey, generator } = generated;
   await db
     .insertInto("avatar_looks")
-    .values({ avatar_id: avatarId, seed: seedJson, look, look_key: lookKey, error: "" })
+    .values({ avatar_id: avatarId, seed: seedJson, look, look_key: lookKey, error: "", generator })
     .onConflict((oc) =>
       oc
         .column("avatar_id")
-        .doUpdateSet({ look, look_key: lookKey })
-        .where("avatar_looks.look", "is", null)
+        .doUpdateSet({ look, look_key: lookKey, generator })
+        .where((eb) =>
+          eb.or([eb("avatar_looks.look", "is", null), eb("avatar_looks.generator", "<>", generator)]),
+        )
         .where(sql`avatar_looks.seed::text`, "=", sql`${seedJson}::jsonb::text`),
     )
     .execute();

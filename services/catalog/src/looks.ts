@@ -6,14 +6,14 @@ import {
 } from "@avatar/contracts/catalog";
 import {
   decodeLook,
-  generateLook,
   keyOfLook,
+  LOOK_GENERATOR_VERSION,
   LookError,
   LookParamsError,
   lookRequestOf,
-  RasterCache,
   renderPoster,
   resolveLookParams,
+  sharedLookWorkers,
 } from "@avatar/media/looks";
 import { conflict, invalidRequest } from "@avatar/runtime";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -25,9 +25,10 @@ import type { AvatarRow, CatalogDatabase } from "./schema.js";
 
 /**
  * Avatars' looks: what an import gives (a finished look, checked here, or a seed), what the renderer
- * reads (GetAvatarLook; a seed's look is generated on first read and kept), and posters. An avatar
- * imported without a look gets one generated from its id, so every avatar can be rendered unless its
- * uploaded look cannot; that one is INIT with the reason in error_message.
+ * reads (GetAvatarLook; a seed's look is generated on first read and kept until the generator changes),
+ * and posters (generated and rendered in a look worker thread). An avatar imported without a look gets
+ * one generated from its id, so every avatar can be rendered unless its uploaded look cannot; that one
+ * is INIT with the reason in error_message.
  */
 
 /** The look an import asks for; `invalid` carries why an uploaded look cannot be rendered. */
@@ -67,8 +68,6 @@ export function lookRpcs(
   findAnyAvatar: (avatarId: string) => Promise<AvatarRow>,
 ): LookRpcs {
   const posters = new Map<string, Uint8Array>();
-  // Posters are rendered at one size; a small cache of its own keeps them from evicting session rasters.
-  const rasters = new RasterCache(64 * 1024 * 1024);
 
   async function lookOf(avatar: AvatarRow) {
     const row = await findLook(db, avatar.id);
@@ -78,11 +77,17 @@ export function lookRpcs(
         field: "avatar_id",
       });
     }
-    if (row?.look) return { look: fromBinary(AvatarLookSchema, row.look), lookKey: row.look_key };
+    // An uploaded look (no seed) is kept as it is; a generated one only while the generator is the same.
+    const current = row?.look && (!row.seed || row.generator === LOOK_GENERATOR_VERSION);
+    if (row?.look && current) return { look: fromBinary(AvatarLookSchema, row.look), lookKey: row.look_key };
     const seed = row?.seed ?? { seed: avatar.id };
-    const look = generateLook(lookRequestOf(seed));
+    const look = await sharedLookWorkers.generate(lookRequestOf(seed));
     const lookKey = keyOfLook(look);
-    await cacheGeneratedLook(db, avatar.id, JSON.stringify(seed), toBinary(AvatarLookSchema, look), lookKey);
+    await cacheGeneratedLook(db, avatar.id, JSON.stringify(seed), {
+      look: toBinary(AvatarLookSchema, look),
+      lookKey,
+      generator: LOOK_GENERATOR_VERSION,
+    });
     return { look, lookKey };
   }
 
@@ -100,7 +105,7 @@ export function lookRpcs(
       const key = `${lookKey}:${orientation}`;
       let png = posters.get(key);
       if (!png) {
-        png = renderPoster(look, { orientation, lookKey, cache: rasters });
+        png = await renderPoster(look, { orientation, lookKey });
         posters.set(key, png);
         if (posters.size > POSTERS_KEPT) posters.delete(posters.keys().next().value as string);
       }

@@ -73,5 +73,7 @@ export interface AvatarLookTable {
   look: Uint8Array | null;
   look_key: string;
   error: string;
+  /** LOOK_GENERATOR_VERSION of a generated `look`. */
+  generator: ColumnType<string, string | undefined, string>;
   updated_at: Timestamp;
 }

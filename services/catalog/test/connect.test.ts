@@ -5,7 +5,6 @@ import { createMemoryBus } from "@avatar/bus";
 import { CatalogService } from "@avatar/contracts/catalog";
 import {
   type Clients,
-  connectClient,
   connectInterceptors,
   createClients,
   createDb,
@@ -17,7 +16,13 @@ import {
   type RunningService,
   startService,
 } from "@avatar/runtime";
-import { collectingLogger, createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import {
+  allowedCallerClient,
+  collectingLogger,
+  createTestDatabase,
+  type TestDatabase,
+  testIdentity,
+} from "@avatar/testkit";
 import { type Client, Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,7 +104,7 @@ describe("the catalog service on a real server", () => {
   let running: RunningService;
   let client: Client<typeof CatalogService>;
   const { log, records } = collectingLogger();
-  const clients: Clients = createClients({});
+  const clients: Clients = createClients({}, testIdentity("catalog"));
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -111,9 +116,10 @@ describe("the catalog service on a real server", () => {
       clients,
       env: {},
       listening,
+      identity: testIdentity("catalog"),
       poolSize: 3,
     });
-    client = connectClient(CatalogService, listening.url);
+    client = allowedCallerClient(CatalogService, listening.url);
   });
   afterAll(async () => {
     await running?.stop();
@@ -177,10 +183,11 @@ describe("the catalog service on a real server", () => {
       clients,
       env: { CATALOG_FILE: customPath },
       listening: second,
+      identity: testIdentity("catalog"),
       poolSize: 2,
     });
     try {
-      const res = await connectClient(CatalogService, second.url).listLanguages({});
+      const res = await allowedCallerClient(CatalogService, second.url).listLanguages({});
       expect(res.languages.map((l) => l.code)).toEqual(["tlh"]);
     } finally {
       await other.stop();

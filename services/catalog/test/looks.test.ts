@@ -5,10 +5,10 @@ import {
   CatalogService,
   PosterOrientation,
 } from "@avatar/contracts/catalog";
-import { generateLook } from "@avatar/media";
+import { generateLook, LOOK_GENERATOR_VERSION } from "@avatar/media";
 import { errorDetailOf } from "@avatar/runtime";
 import { callDirectly } from "@avatar/testkit";
-import { clone, type MessageInitShape } from "@bufbuild/protobuf";
+import { clone, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findLook } from "../src/look-repository.js";
@@ -100,6 +100,32 @@ describe("avatar looks", () => {
     expect((await findLook(t.db, avatar?.id ?? ""))?.look_key).toBe(first.lookKey);
     const again = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: avatar?.id ?? "" });
     expect(again.lookKey).toBe(first.lookKey);
+  });
+
+  it("draws a kept look again when the generator has changed since, never an uploaded one", async () => {
+    const [avatar] = (
+      await importOne({ source: { case: "seed", value: { seed: "elena", hairStyle: "long" } } })
+    ).avatars;
+    const id = avatar?.id ?? "";
+    const first = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: id });
+    expect((await findLook(t.db, id))?.generator).toBe(LOOK_GENERATOR_VERSION);
+    // As a previous version left it: other bytes under another key.
+    await t.db
+      .updateTable("avatar_looks")
+      .set({ look: toBinary(AvatarLookSchema, look), look_key: "drawn-before", generator: "1" })
+      .where("avatar_id", "=", id)
+      .execute();
+    const redrawn = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: id });
+    expect(redrawn.lookKey).toBe(first.lookKey);
+    expect(await findLook(t.db, id)).toMatchObject({
+      look_key: first.lookKey,
+      generator: LOOK_GENERATOR_VERSION,
+    });
+
+    const [uploaded] = (await importOne({ source: { case: "look", value: look } })).avatars;
+    const kept = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: uploaded?.id ?? "" });
+    expect(kept.look?.headPng).toEqual(look.headPng);
+    expect((await findLook(t.db, uploaded?.id ?? ""))?.generator).toBe("");
   });
 
   it("serves looks and posters only to the owner (or anyone for public avatars), posters as PNG", async () => {

@@ -4,7 +4,6 @@ import { AgentsService } from "@avatar/contracts/agents";
 import { MemoryService } from "@avatar/contracts/memory";
 import { SessionEndedSchema, SessionsService } from "@avatar/contracts/sessions";
 import {
-  connectClient,
   createClients,
   type Listening,
   listen,
@@ -15,7 +14,7 @@ import {
   startService,
   topics,
 } from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { allowedCallerClient, createTestDatabase, type TestDatabase, testIdentity } from "@avatar/testkit";
 import { create } from "@bufbuild/protobuf";
 import { type Client, Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +53,7 @@ beforeAll(async () => {
     serviceHandler(
       { name: "sessions-double", routes: (r) => r.service(SessionsService, sessions.impl()) },
       silentLogger,
+      testIdentity("sessions"),
     ),
   );
   const agentsPeer = await listen({ port: 0, host: "127.0.0.1" });
@@ -61,6 +61,7 @@ beforeAll(async () => {
     serviceHandler(
       { name: "agents-double", routes: (r) => r.service(AgentsService, agents.impl()) },
       silentLogger,
+      testIdentity("agents"),
     ),
   );
   peers = [sessionsPeer, agentsPeer];
@@ -69,13 +70,14 @@ beforeAll(async () => {
     databaseUrl: database.url,
     bus,
     log: logs.log,
-    clients: createClients({ sessions: sessionsPeer.url, agents: agentsPeer.url }),
+    clients: createClients({ sessions: sessionsPeer.url, agents: agentsPeer.url }, testIdentity("memory")),
     env: { MEMORY_LLM_TIMEOUT_MS: "10000", EGRESS_ALLOW: "127.0.0.1" },
     listening,
+    identity: testIdentity("memory"),
     poolSize: 4,
   });
   url = listening.url;
-  client = connectClient(MemoryService, url);
+  client = allowedCallerClient(MemoryService, url);
 });
 
 afterAll(async () => {

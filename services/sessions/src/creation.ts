@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type SessionConfig, SessionConfigSchema, SessionSource } from "@avatar/contracts/common";
 import { type SessionCreated, SessionCreatedSchema } from "@avatar/contracts/sessions";
-import type { OutboxPublisher } from "@avatar/runtime";
 import { invalidRequest, isUuid, topics } from "@avatar/runtime";
 import { create, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";

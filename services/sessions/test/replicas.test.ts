@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createMemoryBus } from "@avatar/bus";
 import { SessionEndReason, SessionState, SessionsService } from "@avatar/contracts/sessions";
-import {
-  connectClient,
-  createClients,
-  listen,
-  type RunningService,
-  silentLogger,
-  startService,
-} from "@avatar/runtime";
-import { createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import { createClients, listen, type RunningService, silentLogger, startService } from "@avatar/runtime";
+import { allowedCallerClient, createTestDatabase, type TestDatabase, testIdentity } from "@avatar/testkit";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -41,13 +34,14 @@ async function replica(env: Record<string, string> = {}) {
     databaseUrl: database.url,
     bus: createMemoryBus(),
     log: silentLogger,
-    clients: createClients({}),
+    clients: createClients({}, testIdentity("sessions")),
     env: { ...noPipeline, SESSION_MINUTE_MS: String(MINUTE_MS), SESSIONS_TICK_MS: "40", ...env },
     listening,
+    identity: testIdentity("sessions"),
     poolSize: 4,
   });
   running.push(service);
-  return { service, client: connectClient(SessionsService, listening.url) };
+  return { service, client: allowedCallerClient(SessionsService, listening.url) };
 }
 
 /** A session's charged minutes, from the ledger. */

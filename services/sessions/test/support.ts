@@ -4,7 +4,7 @@ import { type Bus, createMemoryBus } from "@avatar/bus";
 import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import { SessionsService } from "@avatar/contracts/sessions";
 import { connectInterceptors, createClients, type Env, errorDetailOf, silentLogger } from "@avatar/runtime";
-import { openServiceDb, type ServiceTestDb } from "@avatar/testkit";
+import { openServiceDb, type ServiceTestDb, testIdentity } from "@avatar/testkit";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Client, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
@@ -61,7 +61,13 @@ export function harness(
   const bus = createMemoryBus();
   const app = build(
     // These tests run no pipeline: starts complete without a worker assignment.
-    { db, bus, log: silentLogger, clients: createClients({}), env: { ...noPipeline, ...options.env } },
+    {
+      db,
+      bus,
+      log: silentLogger,
+      clients: createClients({}, testIdentity("sessions")),
+      env: { ...noPipeline, ...options.env },
+    },
     {
       now: clock.now,
       manualScheduler: true,

@@ -6,7 +6,6 @@ import { createMemoryBus } from "@avatar/bus";
 import { SessionMode } from "@avatar/contracts/common";
 import { Tier, TokensService } from "@avatar/contracts/tokens";
 import {
-  connectClient,
   connectInterceptors,
   createClients,
   createDb,
@@ -22,7 +21,13 @@ import {
   startService,
   verifySessionToken,
 } from "@avatar/runtime";
-import { collectingLogger, createTestDatabase, type TestDatabase } from "@avatar/testkit";
+import {
+  allowedCallerClient,
+  collectingLogger,
+  createTestDatabase,
+  type TestDatabase,
+  testIdentity,
+} from "@avatar/testkit";
 import { type Client, Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { decodeProtectedHeader, type JWK } from "jose";
 import { sql } from "kysely";
@@ -121,9 +126,11 @@ describe("the tokens service on a real server", () => {
       // Minting reaches other services; nothing here mints, so their URLs lead nowhere.
       clients: createClients(
         Object.fromEntries(Object.keys(services).map((name) => [name, "http://127.0.0.1:9"])),
+        testIdentity("tokens"),
       ),
       env,
       listening,
+      identity: testIdentity("tokens"),
       poolSize: 3,
     });
     return { service, url: listening.url };
@@ -135,7 +142,7 @@ describe("the tokens service on a real server", () => {
     const started = await start({ ENCRYPTION_KEYS: encryptionKeys, DATA_DIR: dataDir });
     running = started.service;
     url = started.url;
-    client = connectClient(TokensService, url);
+    client = allowedCallerClient(TokensService, url);
   });
   afterAll(async () => {
     await running?.stop();

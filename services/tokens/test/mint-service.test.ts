@@ -10,7 +10,6 @@ import { Tier, TokensService } from "@avatar/contracts/tokens";
 import {
   type Clients,
   connectBus,
-  connectClient,
   errorDetailOf,
   issueToJson,
   listen,
@@ -19,7 +18,14 @@ import {
   startService,
   verifySessionToken,
 } from "@avatar/runtime";
-import { createTestDatabase, openServiceDb, type ServiceTestDb, type TestDatabase } from "@avatar/testkit";
+import {
+  allowedCallerClient,
+  createTestDatabase,
+  openServiceDb,
+  type ServiceTestDb,
+  type TestDatabase,
+  testIdentity,
+} from "@avatar/testkit";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { JWK } from "jose";
 import type { Kysely } from "kysely";
@@ -144,9 +150,10 @@ describe("on a real server", () => {
       clients: clientsFor(world),
       env,
       listening,
+      identity: testIdentity("tokens"),
       poolSize: 3,
     });
-    tokens = connectClient(TokensService, listening.url);
+    tokens = allowedCallerClient(TokensService, listening.url);
   });
   afterAll(async () => {
     await running.stop();

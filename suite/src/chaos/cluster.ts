@@ -110,7 +110,10 @@ export async function startCluster(): Promise<Cluster> {
     await postgres.destroy();
     throw err;
   }
-  const clients = createClients({ tokens: topology.url("tokens"), sessions: sessionsBalancer.url });
+  const clients = createClients(
+    { tokens: topology.url("tokens"), sessions: sessionsBalancer.url },
+    topology.identity("avatarctl"),
+  );
   const apiKey = `lak_chaos_${randomUUID().replaceAll("-", "")}`;
   const created = await clients.tokens.createSpace({ name: "chaos", apiKey, tier: Tier.PRO });
   const spaceId = created.space?.id ?? "";

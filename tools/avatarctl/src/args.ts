@@ -192,19 +192,26 @@ export function parseCreditAmount(value: string, name: string): string {
   return trimmed;
 }
 
-/** Each needed service's URL from its flag, else its environment variable; missing or malformed ones stop here. */
+/**
+ * Each needed service's URL from its flag, else its environment variable, else `found` (the running
+ * suite's discovery file); missing or malformed ones stop here.
+ */
 export function resolveServiceUrls(
   needed: readonly ServiceName[],
   values: OptionValues,
   env: Record<string, string | undefined>,
+  found: ServiceUrls = {},
 ): ServiceUrls {
   const urls: ServiceUrls = {};
   for (const service of new Set(needed)) {
     const source = serviceUrlSources[service as keyof typeof serviceUrlSources];
     if (!source) throw new Error(`avatarctl does not talk to the ${service} service`);
-    const raw = stringOption(values, source.flag) ?? env[source.env];
-    if (!raw)
-      throw new UsageError(`no URL for the ${service} service: pass --${source.flag} or set ${source.env}`);
+    const raw = stringOption(values, source.flag) ?? env[source.env] ?? found[service];
+    if (!raw) {
+      throw new UsageError(
+        `no URL for the ${service} service: pass --${source.flag}, set ${source.env}, or start the suite here (pnpm start)`,
+      );
+    }
     let url: URL | undefined;
     try {
       url = new URL(raw);

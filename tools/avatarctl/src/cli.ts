@@ -1,20 +1,15 @@
 import type { Bus } from "@avatar/bus";
-import { connectBus, createClients, silentLogger } from "@avatar/runtime";
-import {
-  commandWords,
-  type OptionValues,
-  parseCommandArgs,
-  resolveBus,
-  resolveServiceUrls,
-  wantsHelp,
-} from "./args.js";
+import { type Clients, connectBus, silentLogger } from "@avatar/runtime";
+import { commandWords, type OptionValues, parseCommandArgs, resolveBus, wantsHelp } from "./args.js";
 import type { Command, Io } from "./command.js";
 import { creditsCommands } from "./commands/credits.js";
 import { deadLetterCommands } from "./commands/deadletter.js";
+import { identityCommands } from "./commands/identity.js";
 import { importCommands } from "./commands/import.js";
 import { keyCommands } from "./commands/key.js";
 import { spaceCommands } from "./commands/space.js";
 import { webhookCommands } from "./commands/webhook.js";
+import { connect } from "./connection.js";
 import { reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, mainHelp } from "./help.js";
 import { createOutput } from "./output.js";
@@ -26,6 +21,7 @@ export const commands: Command[] = [
   ...keyCommands,
   ...creditsCommands,
   ...importCommands,
+  ...identityCommands,
   ...webhookCommands,
   ...deadLetterCommands,
 ];
@@ -60,20 +56,20 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
   if (wantsHelp(argv)) return printed(io, commandHelp(command));
 
   let prepared: ReturnType<Command["prepare"]>;
-  let urls: ReturnType<typeof resolveServiceUrls>;
+  let clients: Clients;
   let values: OptionValues;
   try {
     const parsed = parseCommandArgs(argv, command.options);
     values = parsed.values;
     prepared = command.prepare(values, checkPositionals(command, parsed.positionals.slice(2)));
-    urls = resolveServiceUrls(prepared.services, values, io.env);
+    clients = prepared.services.length > 0 ? connect(prepared.services, values, io.env) : offline;
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     throw new UsageError(`${err.message} (see "avatarctl ${group} ${action} --help")`);
   }
   const bus = lazyBus(io, values);
   try {
-    await prepared.run({ clients: createClients(urls), out: createOutput(io), env: io.env, bus: bus.get });
+    await prepared.run({ clients, out: createOutput(io), env: io.env, bus: bus.get });
   } finally {
     await bus.close();
   }
@@ -95,6 +91,13 @@ function lazyBus(io: Io, values: OptionValues) {
     },
   };
 }
+
+/** The clients of a command that calls no service (it declared none). */
+const offline = new Proxy({} as Clients, {
+  get(_target, prop) {
+    throw new Error(`this command declared no services but used ${String(prop)}`);
+  },
+});
 
 function printed(io: Io, text: string): number {
   io.stdout(text);

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { testIdentities } from "@avatar/testkit";
 import { describe, expect, it } from "vitest";
 import { parseCreditAmount, parseSeconds, resolveServiceUrls } from "../src/args.js";
 import { commands } from "../src/cli.js";
@@ -10,10 +11,12 @@ import { cli } from "./support.js";
 /** The command line alone: no service is running, so nothing here may reach one. */
 
 const id = randomUUID();
+const operatorKey = testIdentities.privateKeys.avatarctl;
 const allUrls = {
   TOKENS_URL: "http://127.0.0.1:9",
   CATALOG_URL: "http://127.0.0.1:9",
   SESSIONS_URL: "http://127.0.0.1:9",
+  SERVICE_IDENTITY_KEY: operatorKey,
 };
 
 describe("help", () => {
@@ -109,13 +112,15 @@ describe("usage errors exit 2 with one line on stderr", () => {
   });
 
   it("names the flag and variable of a service URL that is missing or not http", async () => {
-    const noSessions = { TOKENS_URL: allUrls.TOKENS_URL };
+    const noSessions = { TOKENS_URL: allUrls.TOKENS_URL, SERVICE_IDENTITY_KEY: operatorKey };
     const missing = await cli(["credits", "grant", "--space", id, "--amount", "1"], noSessions);
     expect(missing).toMatchObject({ code: 2 });
     expect(missing.stderr).toMatch(
-      /no URL for the sessions service: pass --sessions-url or set SESSIONS_URL/,
+      /no URL for the sessions service: pass --sessions-url, set SESSIONS_URL, or start the suite here/,
     );
-    const bad = await cli(["space", "list", "--tokens-url", "tokens:8080"]);
+    const bad = await cli(["space", "list", "--tokens-url", "tokens:8080"], {
+      SERVICE_IDENTITY_KEY: operatorKey,
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/tokens service URL must be an http\(s\) URL/);
   });
@@ -123,10 +128,12 @@ describe("usage errors exit 2 with one line on stderr", () => {
   it("asks only for the services a command needs", async () => {
     const result = await cli(["import", "voices", "/nonexistent/voices.json"], {
       CATALOG_URL: allUrls.CATALOG_URL,
+      SERVICE_IDENTITY_KEY: operatorKey,
     });
     expect(result.stderr).toMatch(/cannot read \/nonexistent\/voices.json: no such file/);
     const withSpace = await cli(["import", "voices", "v.json", "--space", id], {
       CATALOG_URL: allUrls.CATALOG_URL,
+      SERVICE_IDENTITY_KEY: operatorKey,
     });
     expect(withSpace.stderr).toMatch(/no URL for the tokens service/);
   });
@@ -135,7 +142,7 @@ describe("usage errors exit 2 with one line on stderr", () => {
 describe("service URLs", () => {
   it("takes the flag over the environment, before or after the command words", async () => {
     // Port 9 refuses connections: reaching it (exit 1, unavailable) proves which URL was used.
-    const env = { TOKENS_URL: "not a url" };
+    const env = { TOKENS_URL: "not a url", SERVICE_IDENTITY_KEY: operatorKey };
     for (const argv of [
       ["--tokens-url", "http://127.0.0.1:9", "space", "list"],
       ["space", "list", "--tokens-url=http://127.0.0.1:9"],

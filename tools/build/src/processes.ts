@@ -9,21 +9,34 @@ export interface ProcessBuild {
   assets?: string[];
   /** npm packages those assets import, which must be production dependencies of the package too. */
   assetImports?: string[];
+  /** Worker thread entries bundled beside the process's bundle, each under its own name. */
+  workers?: { entry: string; out: string }[];
 }
 
-const ESPEAK_WORKER = "packages/providers/src/tts/espeak-worker.mjs";
+/** The eSpeak worker and the engine module it imports. */
+const ESPEAK_WORKER = [
+  "packages/providers/src/tts/espeak-worker.mjs",
+  "packages/providers/src/tts/espeak-engine.mjs",
+];
 /** What the eSpeak worker imports, and ffmpeg's package the encoders resolve at run time (createRequire). */
-const RUNTIME_IMPORTS = ["espeak-ng", "@echogarden/espeak-ng-emscripten", "@ffmpeg-installer/ffmpeg"];
+const RUNTIME_IMPORTS = ["@echogarden/espeak-ng-emscripten", "@ffmpeg-installer/ffmpeg"];
+/** The look worker thread (rasterizing, posters, generating looks), found beside the bundle by name. */
+const LOOK_WORKER = { entry: "packages/media/src/look-worker/thread.ts", out: "look-worker.mjs" };
 
 export const PROCESSES: ProcessBuild[] = [
   { dir: "services/tokens" },
-  { dir: "services/catalog" },
+  { dir: "services/catalog", workers: [LOOK_WORKER] },
   { dir: "services/agents" },
   { dir: "services/memory" },
   { dir: "services/sessions" },
-  { dir: "services/pipeline", assets: [ESPEAK_WORKER], assetImports: RUNTIME_IMPORTS },
+  {
+    dir: "services/pipeline",
+    assets: ESPEAK_WORKER,
+    assetImports: RUNTIME_IMPORTS,
+    workers: [LOOK_WORKER],
+  },
   { dir: "services/webhooks" },
   { dir: "gateway" },
-  { dir: "suite", assets: [ESPEAK_WORKER], assetImports: RUNTIME_IMPORTS },
+  { dir: "suite", assets: ESPEAK_WORKER, assetImports: RUNTIME_IMPORTS, workers: [LOOK_WORKER] },
   { dir: "tools/avatarctl" },
 ];

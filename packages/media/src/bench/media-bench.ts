@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { itemAt } from "../checked.js";
 import { liveEncoderPids } from "../encode/encoder-process.js";
 import { ffmpegBinary } from "../encode/ffmpeg-binary.js";
 import { ffmpegVideoArgs } from "../encode/video-encoding.js";
@@ -18,8 +19,11 @@ import { syntheticFrame, syntheticFrames } from "./synthetic-frames.js";
 const TICK_MS = 10; // /proc clock ticks (USER_HZ 100)
 
 /** Where a benchmark's frames come from: a real-time stream, and stills for the bare encoder. */
+type Frames = AsyncIterable<AvFrame> | AvatarVideoGenerator;
+
 export interface FrameSource {
-  stream(quality: VideoQualityName): AsyncIterable<AvFrame> | AvatarVideoGenerator;
+  /** A real-time stream of frames (a renderer is made asynchronously: it rasterizes its look first). */
+  stream(quality: VideoQualityName): Promise<Frames> | Frames;
   /** `count` consecutive frames' pixels, rendered now (the same kind of frames the stream has). */
   stills(quality: VideoQualityName, count: number): Promise<Uint8Array[]> | Uint8Array[];
 }
@@ -34,7 +38,10 @@ function childCpuMs(pids: number[]): number {
   let total = 0;
   for (const pid of pids) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      // The fields after the command name (which is in parentheses and may hold spaces).
+      const after = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1];
+      if (after === undefined) continue;
+      const fields = after.split(" ");
       total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
     } catch {
       // exited
@@ -56,13 +63,15 @@ export async function bareEncoderCost(
     stdio: ["pipe", "pipe", "ignore"],
   });
   child.stdout.resume();
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${ffmpegBinary()} did not start`);
   let peak = 0;
   for (let i = 0; i < frames; i++) {
-    if (!child.stdin.write(inputs[i % inputs.length]!))
+    if (!child.stdin.write(itemAt(inputs, i % inputs.length)))
       await new Promise((r) => child.stdin.once("drain", r));
-    if (i === frames - 2) peak = childCpuMs([child.pid!]);
+    if (i === frames - 2) peak = childCpuMs([pid]);
   }
-  const cpu = Math.max(peak, childCpuMs([child.pid!]));
+  const cpu = Math.max(peak, childCpuMs([pid]));
   child.stdin.end();
   await new Promise((r) => child.once("close", r));
   return { codec, quality, cpuMsPerFrame: cpu / frames };
@@ -78,7 +87,7 @@ export async function sessionCost(
 ) {
   const { width, height } = videoSize(quality);
   const session = new MediaSession({
-    frames: source.stream(quality),
+    frames: await source.stream(quality),
     video: { codec, width, height },
     rtc: { iceServers: [], bindAddress: "127.0.0.1" },
   });
@@ -162,11 +171,11 @@ export async function concurrentSessions(
   source: FrameSource = syntheticSource,
 ) {
   const { width, height } = videoSize(quality);
-  const sessions = Array.from(
-    { length: count },
-    () =>
+  const streams = await Promise.all(Array.from({ length: count }, () => source.stream(quality)));
+  const sessions = streams.map(
+    (frames) =>
       new MediaSession({
-        frames: source.stream(quality),
+        frames,
         video: { codec, width, height },
         rtc: { iceServers: [], bindAddress: "127.0.0.1" },
       }),
@@ -185,7 +194,7 @@ export async function concurrentSessions(
   await new Promise((r) => setTimeout(r, 1500));
   const before = viewers.map((v) => v.stats.videoFrames);
   await new Promise((r) => setTimeout(r, seconds * 1000));
-  const fps = viewers.map((v, i) => (v.stats.videoFrames - before[i]!) / seconds);
+  const fps = viewers.map((v, i) => (v.stats.videoFrames - itemAt(before, i)) / seconds);
   for (const v of viewers) await v.close();
   await Promise.all(sessions.map((s) => s.close()));
   return {

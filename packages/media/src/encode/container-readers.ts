@@ -3,6 +3,8 @@
  * frame every packet with its size and timestamp, so each encoded frame is known complete the moment
  * its last byte arrives (a raw Annex B stream would only end at the next frame's start).
  */
+
+import { itemAt } from "../checked.js";
 import { joinAnnexB } from "../rtp/h264.js";
 
 export interface ContainerFrame {
@@ -28,14 +30,14 @@ class ByteQueue {
 
   peek(n: number): Buffer | undefined {
     if (this.length < n) return undefined;
-    if (this.chunks[0]!.length < n) this.chunks = [Buffer.concat(this.chunks)];
-    return this.chunks[0]!.subarray(0, n);
+    if (itemAt(this.chunks, 0).length < n) this.chunks = [Buffer.concat(this.chunks)];
+    return itemAt(this.chunks, 0).subarray(0, n);
   }
 
   take(n: number): Buffer | undefined {
     const out = this.peek(n);
     if (!out) return undefined;
-    const head = this.chunks[0]!;
+    const head = itemAt(this.chunks, 0);
     if (head.length === n) this.chunks.shift();
     else this.chunks[0] = head.subarray(n);
     this.length -= n;
@@ -68,7 +70,7 @@ export class FlvH264Reader {
       const tag = this.bytes.take(11 + size + 4);
       if (!tag) break;
       if (tagHeader[0] !== 9) continue; // script data (metadata), not video
-      const timestamp = tag.readUIntBE(4, 3) | (tag[7]! << 24);
+      const timestamp = tag.readUIntBE(4, 3) | (tag.readUInt8(7) << 24);
       const frame = this.videoTag(tag.subarray(11, 11 + size), timestamp);
       if (frame) frames.push(frame);
     }
@@ -76,8 +78,8 @@ export class FlvH264Reader {
   }
 
   private videoTag(body: Buffer, timestampMs: number): ContainerFrame | undefined {
-    if (body.length < 5 || (body[0]! & 0x0f) !== 7) return undefined;
-    const keyframe = body[0]! >> 4 === 1;
+    if (body.length < 5 || (body.readUInt8(0) & 0x0f) !== 7) return undefined;
+    const keyframe = body.readUInt8(0) >> 4 === 1;
     if (body[1] === 0) {
       this.parameterSets = parseAvcDecoderConfig(body.subarray(5));
       return undefined;
@@ -136,7 +138,7 @@ export class IvfReader {
       const frame = this.bytes.take(12 + size);
       if (!frame) break;
       const data = frame.subarray(12);
-      frames.push({ count: pts, data, keyframe: data.length > 0 && (data[0]! & 1) === 0 });
+      frames.push({ count: pts, data, keyframe: data.length > 0 && (data.readUInt8(0) & 1) === 0 });
     }
     return frames;
   }

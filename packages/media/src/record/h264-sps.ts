@@ -30,9 +30,9 @@ class BitReader {
 /** RBSP: emulation prevention bytes (00 00 03) removed. */
 function removeEmulationPrevention(nal: Uint8Array): Uint8Array {
   const out: number[] = [];
-  for (let i = 0; i < nal.length; i++) {
-    if (i >= 2 && nal[i] === 3 && nal[i - 1] === 0 && nal[i - 2] === 0) continue;
-    out.push(nal[i]!);
+  for (const [i, byte] of nal.entries()) {
+    if (i >= 2 && byte === 3 && nal[i - 1] === 0 && nal[i - 2] === 0) continue;
+    out.push(byte);
   }
   return Uint8Array.from(out);
 }

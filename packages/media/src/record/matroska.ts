@@ -1,3 +1,5 @@
+import { itemAt } from "../checked.js";
+
 /**
  * A small Matroska (.mkv / .webm) writer: an unknown-size segment, one video and one audio track, and
  * clusters of SimpleBlocks written in time order (each cluster with its size, so every player reads it).
@@ -20,7 +22,7 @@ function sizeBytes(n: number): Buffer {
         out[i] = v % 256;
         v = Math.floor(v / 256);
       }
-      out[0]! |= 1 << (8 - len);
+      out.writeUInt8(out.readUInt8(0) | (1 << (8 - len)), 0);
       return out;
     }
   }
@@ -138,7 +140,7 @@ export function opusHead(channels: number, sampleRate: number): Buffer {
 /** An AVCDecoderConfigurationRecord from one SPS and one PPS (ISO 14496-15). */
 export function avcDecoderConfig(sps: Uint8Array, pps: Uint8Array): Buffer {
   return Buffer.concat([
-    Buffer.from([1, sps[1]!, sps[2]!, sps[3]!, 0xff, 0xe1]),
+    Buffer.from([1, itemAt(sps, 1), itemAt(sps, 2), itemAt(sps, 3), 0xff, 0xe1]),
     Buffer.from([sps.length >> 8, sps.length & 0xff]),
     sps,
     Buffer.from([1, pps.length >> 8, pps.length & 0xff]),

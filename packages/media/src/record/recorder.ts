@@ -59,7 +59,10 @@ export class MkvRecorder {
   private headerWritten = false;
   private video: MatroskaTracks["video"];
   private originMs: number | undefined;
-  private lastTime = { [VIDEO_TRACK]: -1, [AUDIO_TRACK]: -1 } as Record<number, number>;
+  private readonly lastTime = new Map<number, number>([
+    [VIDEO_TRACK, -1],
+    [AUDIO_TRACK, -1],
+  ]);
   private readonly firstArrival = Date.now();
   private timeline: RecordingSummary["timeline"] = "sender-reports";
   private counts = { videoFrames: 0, audioPackets: 0, maxTime: 0 };
@@ -135,8 +138,8 @@ export class MkvRecorder {
       this.originMs ??= wall;
       let timeMs = Math.max(0, Math.round(wall - this.originMs));
       // Block times never go backwards within a track.
-      timeMs = Math.max(timeMs, this.lastTime[item.block.track]! + 1);
-      this.lastTime[item.block.track] = timeMs;
+      timeMs = Math.max(timeMs, (this.lastTime.get(item.block.track) ?? -1) + 1);
+      this.lastTime.set(item.block.track, timeMs);
       this.queue.push({ ...item.block, timeMs });
       if (item.kind === "video") this.counts.videoFrames++;
       else this.counts.audioPackets++;
@@ -148,8 +151,12 @@ export class MkvRecorder {
   private flush(all: boolean): void {
     this.queue.sort((a, b) => a.timeMs - b.timeMs);
     const latest = this.queue.at(-1)?.timeMs ?? 0;
-    while (this.queue.length > 0 && (all || this.queue[0]!.timeMs < latest - REORDER_MS)) {
-      const block = this.queue.shift()!;
+    for (
+      let block = this.queue[0];
+      block && (all || block.timeMs < latest - REORDER_MS);
+      block = this.queue[0]
+    ) {
+      this.queue.shift();
       if (!this.headerWritten) {
         this.out.write(
           matroskaHeader(

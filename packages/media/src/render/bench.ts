@@ -1,9 +1,10 @@
 import type { AvatarLook } from "@avatar/contracts/catalog";
 import { VirtualClock } from "../clock.js";
-import { SAMPLES_PER_FRAME, type VideoQualityName } from "../frames.js";
+import { SAMPLES_PER_FRAME, type VideoQualityName, videoSize } from "../frames.js";
+import { decodeLook } from "../look/decode-look.js";
 import { seededRandom } from "../random.js";
 import { PortraitRenderer } from "./portrait-renderer.js";
-import { RasterCache } from "./raster-cache.js";
+import { rasterizeLook } from "./raster.js";
 
 /** Render cost of one quality: per frame, speaking (mouth, head and blinks all moving). */
 export interface RenderCost {
@@ -13,7 +14,10 @@ export interface RenderCost {
   frames: number;
   meanMs: number;
   p99Ms: number;
-  /** One-off: rasterizing the look at this size (what the first session of a look and size pays). */
+  /**
+   * One-off: rasterizing the look at this size on one thread (what the first session of a look and size
+   * costs a look worker thread).
+   */
   rasterizeMs: number;
 }
 
@@ -27,11 +31,13 @@ export function benchRender(
   frames = 500,
 ): RenderCost[] {
   const speech = speechLike(frames);
+  const decoded = decodeLook(look);
   return qualities.map((quality) => {
-    const cache = new RasterCache();
+    const size = videoSize(quality, "horizontal");
     const t0 = performance.now();
-    const renderer = new PortraitRenderer({ look, quality, clock: new VirtualClock(), cache, seed: "bench" });
+    const raster = rasterizeLook(decoded, size.width, size.height);
     const rasterizeMs = performance.now() - t0;
+    const renderer = new PortraitRenderer(raster, { clock: new VirtualClock(), seed: "bench" });
     renderer.pushAudio(speech);
     for (let i = 0; i < 25; i++) renderer.renderFrame(i * 40); // warm up the JIT
     const times: number[] = [];

@@ -1,8 +1,9 @@
 import type { DecodedLook } from "../look/decode-look.js";
 
 /**
- * Where the figure sits in a frame: a talking-head shot in 16:9 (head about 45% of the height), a closer
- * portrait in 9:16; eyes a little above the middle, the body always reaching the bottom edge.
+ * Where the figure sits in a frame, framed as a presenter's video is: a medium close-up, the eyes about a
+ * third from the top, head and shoulders filling the frame (16:9: the head about half the height; 9:16:
+ * the shoulders as wide as the frame), the body always reaching the bottom edge.
  */
 export interface Framing {
   /** Figure canvas pixels to frame pixels. */
@@ -13,8 +14,8 @@ export interface Framing {
 }
 
 /** Eyes-to-mouth distance as a share of the frame height, and the eyes' height, per orientation. */
-const HORIZONTAL = { face: 0.122, eyes: 0.4 };
-const VERTICAL = { face: 0.082, eyes: 0.39 };
+const HORIZONTAL = { face: 0.15, eyes: 0.36 };
+const VERTICAL = { face: 0.098, eyes: 0.36 };
 
 export function frameFigure(look: DecodedLook, width: number, height: number): Framing {
   const { eyes, mouth } = look.anchors;

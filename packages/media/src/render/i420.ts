@@ -36,7 +36,7 @@ interface RowSpans {
   spans: Int32Array;
 }
 
-const clamp8 = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : v);
+const clamp8 = (v: number) => Math.min(255, Math.max(0, v));
 const lumaOf = (r: number, g: number, b: number) => clamp8(16 + ((66 * r + 129 * g + 25 * b + 128) >> 8));
 const cbOf = (r: number, g: number, b: number) => clamp8(128 + ((-38 * r - 74 * g + 112 * b + 128) >> 8));
 const crOf = (r: number, g: number, b: number) => clamp8(128 + ((112 * r - 94 * g - 18 * b + 128) >> 8));

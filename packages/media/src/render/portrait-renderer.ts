@@ -26,16 +26,20 @@ import { Upsampler2x } from "./upsample.js";
  * blits (head, eyes when blinking, mouth); the rasters are shared across renderers through a RasterCache.
  */
 
-export interface PortraitRendererOptions {
+export interface PortraitRendererOptions extends RendererSettings {
   look: AvatarLook;
   /** The catalog's look_key when known (saves hashing the look). */
   lookKey?: string;
   quality: VideoQualityName;
   orientation?: Orientation;
-  clock: MediaClock;
-  /** Seeds the idle motion (blinks, sway); default: the look key. */
-  seed?: string;
   cache?: RasterCache;
+}
+
+/** How a renderer of a rasterized look animates and paces it. */
+export interface RendererSettings {
+  clock: MediaClock;
+  /** Seeds the idle motion (blinks, sway); default (with `create`): the look key. */
+  seed?: string;
   /**
    * Video buffers in rotation (default 4): a frame's `video.data` is overwritten that many frames later,
    * so a consumer encodes (or copies) each frame before pulling that many more. Allocating 1.4 MB a frame
@@ -76,18 +80,35 @@ export class PortraitRenderer implements AvatarVideoGenerator {
   private readonly pool: Uint8Array[];
   private poolNext = 0;
 
-  /** Rasterizes the look (once per look and size in the cache); throws LookError for a look it cannot draw. */
-  constructor(options: PortraitRendererOptions) {
+  /**
+   * A renderer of the look at the quality's frame size, once the look is rasterized for it (in a worker
+   * thread, once per look and size: see RasterCache). Rejects with LookError for a look it cannot draw.
+   */
+  static async create(options: PortraitRendererOptions): Promise<PortraitRenderer> {
     const size = videoSize(options.quality, options.orientation ?? "horizontal");
-    this.width = size.width;
-    this.height = size.height;
-    this.clock = options.clock;
     const lookKey = options.lookKey ?? keyOfLook(options.look);
-    this.raster = (options.cache ?? sharedRasterCache).get(options.look, size.width, size.height, lookKey);
-    this.motion = new IdleMotion(options.seed ?? lookKey);
-    this.unit = Math.min(size.width, size.height) / 720;
-    const frameBytes = (this.raster.bases[0] as { data: Uint8Array }).data.length;
-    this.pool = Array.from({ length: Math.max(1, options.framePool ?? 4) }, () => new Uint8Array(frameBytes));
+    const raster = await (options.cache ?? sharedRasterCache).get(
+      options.look,
+      size.width,
+      size.height,
+      lookKey,
+    );
+    return new PortraitRenderer(raster, { ...options, seed: options.seed ?? lookKey });
+  }
+
+  /** A renderer of an already rasterized look (frames of the raster's size). */
+  constructor(raster: LookRaster, settings: RendererSettings) {
+    this.raster = raster;
+    this.width = raster.width;
+    this.height = raster.height;
+    this.clock = settings.clock;
+    this.motion = new IdleMotion(settings.seed ?? "");
+    this.unit = Math.min(raster.width, raster.height) / 720;
+    const frameBytes = (raster.bases[0] as { data: Uint8Array }).data.length;
+    this.pool = Array.from(
+      { length: Math.max(1, settings.framePool ?? 4) },
+      () => new Uint8Array(frameBytes),
+    );
   }
 
   pushAudio(pcm: Int16Array, timing?: { phonemes?: PhonemeMark[] }): void {

@@ -1,10 +1,9 @@
 import type { AvatarLook } from "@avatar/contracts/catalog";
 import { createCanvas, ImageData } from "@napi-rs/canvas";
-import { VirtualClock } from "../clock.js";
 import type { Orientation, VideoFrameI420, VideoQualityName } from "../frames.js";
+import { type LookWorkerPool, sharedLookWorkers } from "../look-worker/pool.js";
 import { i420ToRgba } from "./i420.js";
-import { PortraitRenderer } from "./portrait-renderer.js";
-import type { RasterCache } from "./raster-cache.js";
+import { keyOfLook } from "./raster-cache.js";
 
 /** A frame as PNG bytes (posters, screenshots). */
 export function frameToPng(video: VideoFrameI420): Buffer {
@@ -13,24 +12,23 @@ export function frameToPng(video: VideoFrameI420): Buffer {
   return canvas.toBuffer("image/png");
 }
 
-/** The avatar at rest (eyes open, mouth closed, head straight): its poster. */
+/**
+ * The avatar at rest (eyes open, mouth closed, head straight): its poster, drawn in a look worker thread.
+ * Rejects with LookError for a look that cannot be drawn.
+ */
 export function renderPoster(
   look: AvatarLook,
   options: {
     quality?: VideoQualityName;
     orientation?: Orientation;
     lookKey?: string;
-    cache?: RasterCache;
+    workers?: LookWorkerPool;
   } = {},
-): Buffer {
-  const renderer = new PortraitRenderer({
+): Promise<Buffer> {
+  return (options.workers ?? sharedLookWorkers).poster(
     look,
-    lookKey: options.lookKey,
-    quality: options.quality ?? "high",
-    orientation: options.orientation ?? "horizontal",
-    clock: new VirtualClock(),
-    cache: options.cache,
-    seed: "poster",
-  });
-  return frameToPng(renderer.still("rest", 0, "open"));
+    options.lookKey ?? keyOfLook(look),
+    options.quality ?? "high",
+    options.orientation ?? "horizontal",
+  );
 }

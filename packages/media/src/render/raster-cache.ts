@@ -1,37 +1,51 @@
 import { createHash } from "node:crypto";
 import { type AvatarLook, AvatarLookSchema } from "@avatar/contracts/catalog";
 import { toBinary } from "@bufbuild/protobuf";
-import { type DecodedLook, decodeLook } from "../look/decode-look.js";
-import { type LookRaster, rasterizeLook } from "./raster.js";
+import { type LookWorkerPool, sharedLookWorkers } from "../look-worker/pool.js";
+import type { LookRaster } from "./raster.js";
 
 /**
  * Rasterized looks shared by every renderer of the process, least recently used first out when the
- * cache holds more than its budget of bytes. A look is decoded once and rasterized once per frame size.
+ * cache holds more than its budget of bytes. A look is rasterized once per frame size, in a look worker
+ * thread (the event loop goes on meanwhile); renderers asking for one being rasterized wait for it.
  */
 export class RasterCache {
   private readonly rasters = new Map<string, LookRaster>();
-  private readonly decoded = new Map<string, DecodedLook>();
+  private readonly pending = new Map<string, Promise<LookRaster>>();
   private held = 0;
 
-  constructor(readonly maxBytes = 384 * 1024 * 1024) {}
+  constructor(
+    readonly maxBytes = 384 * 1024 * 1024,
+    private readonly workers: LookWorkerPool = sharedLookWorkers,
+  ) {}
 
-  /** The look rasterized at this size; throws LookError when the look cannot be drawn. */
-  get(look: AvatarLook, width: number, height: number, lookKey = keyOfLook(look)): LookRaster {
+  /** The look rasterized at this size; rejects with LookError when the look cannot be drawn. */
+  get(look: AvatarLook, width: number, height: number, lookKey = keyOfLook(look)): Promise<LookRaster> {
     const key = `${lookKey}:${width}x${height}`;
     const hit = this.rasters.get(key);
     if (hit) {
       this.rasters.delete(key);
       this.rasters.set(key, hit);
-      return hit;
+      return Promise.resolve(hit);
     }
-    let decoded = this.decoded.get(lookKey);
-    if (!decoded) {
-      decoded = decodeLook(look);
-      this.decoded.set(lookKey, decoded);
-      // Decoded looks are small next to rasters; keep the most recent few dozen.
-      if (this.decoded.size > 32) this.decoded.delete(this.decoded.keys().next().value as string);
+    let raster = this.pending.get(key);
+    if (!raster) {
+      raster = this.workers.rasterize(look, lookKey, width, height).then((made) => {
+        this.keep(key, made);
+        return made;
+      });
+      const settled = () => this.pending.delete(key);
+      raster.then(settled, settled);
+      this.pending.set(key, raster);
     }
-    const raster = rasterizeLook(decoded, width, height);
+    return raster;
+  }
+
+  get bytes(): number {
+    return this.held;
+  }
+
+  private keep(key: string, raster: LookRaster): void {
     this.rasters.set(key, raster);
     this.held += raster.bytes;
     for (const [oldKey, old] of this.rasters) {
@@ -39,11 +53,6 @@ export class RasterCache {
       this.rasters.delete(oldKey);
       this.held -= old.bytes;
     }
-    return raster;
-  }
-
-  get bytes(): number {
-    return this.held;
   }
 }
 

@@ -1,3 +1,5 @@
+import { itemAt } from "../checked.js";
+
 /**
  * H264 over RTP (RFC 6184, packetization-mode 1): NAL units from an Annex B access unit go out as single
  * NAL unit packets or FU-A fragments; the receiver's depacketizer puts them back into Annex B.
@@ -56,7 +58,7 @@ export function packetizeH264(accessUnit: Uint8Array, maxPayload: number): Uint8
       payloads.push(unit);
       continue;
     }
-    const header = unit[0]!;
+    const header = itemAt(unit, 0);
     const indicator = (header & 0xe0) | NAL_FU_A;
     const body = unit.subarray(1);
     const chunk = maxPayload - 2;
@@ -83,8 +85,8 @@ export class H264Depacketizer {
   push(payload: Uint8Array, marker: boolean): Uint8Array | undefined {
     const type = nalType(payload);
     if (type === NAL_FU_A && payload.length > 2) {
-      const fuHeader = payload[1]!;
-      if (fuHeader & 0x80) this.fragment = [Uint8Array.of((payload[0]! & 0xe0) | (fuHeader & 0x1f))];
+      const fuHeader = itemAt(payload, 1);
+      if (fuHeader & 0x80) this.fragment = [Uint8Array.of((itemAt(payload, 0) & 0xe0) | (fuHeader & 0x1f))];
       this.fragment?.push(payload.subarray(2));
       if (fuHeader & 0x40 && this.fragment) {
         this.units.push(Buffer.concat(this.fragment));
@@ -93,7 +95,7 @@ export class H264Depacketizer {
     } else if (type === NAL_STAP_A) {
       let offset = 1;
       while (offset + 2 <= payload.length) {
-        const size = (payload[offset]! << 8) | payload[offset + 1]!;
+        const size = (itemAt(payload, offset) << 8) | itemAt(payload, offset + 1);
         this.units.push(payload.subarray(offset + 2, offset + 2 + size));
         offset += 2 + size;
       }

@@ -71,8 +71,8 @@ export function parseRtcp(data: Uint8Array): RtcpItem[] {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let offset = 0;
   while (offset + 4 <= data.length) {
-    const first = data[offset]!;
-    const packetType = data[offset + 1]!;
+    const first = view.getUint8(offset);
+    const packetType = view.getUint8(offset + 1);
     const length = (view.getUint16(offset + 2) + 1) * 4;
     if ((first & 0xc0) !== 0x80 || offset + length > data.length) break;
     const fmt = first & 0x1f;

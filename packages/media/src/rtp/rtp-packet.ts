@@ -34,20 +34,22 @@ export function isRtcp(packet: Uint8Array): boolean {
 
 /** Parses an RTP packet (CSRCs, header extension and padding honoured); undefined when it is not one. */
 export function parseRtpPacket(packet: Uint8Array): RtpPacket | undefined {
-  if (packet.length < RTP_HEADER_BYTES || (packet[0]! & 0xc0) !== 0x80 || isRtcp(packet)) return undefined;
+  if (packet.length < RTP_HEADER_BYTES || isRtcp(packet)) return undefined;
   const view = new DataView(packet.buffer, packet.byteOffset, packet.byteLength);
-  const csrcCount = packet[0]! & 0x0f;
-  let offset = RTP_HEADER_BYTES + 4 * csrcCount;
-  if (packet[0]! & 0x10) {
+  const first = view.getUint8(0);
+  const second = view.getUint8(1);
+  if ((first & 0xc0) !== 0x80) return undefined;
+  let offset = RTP_HEADER_BYTES + 4 * (first & 0x0f);
+  if (first & 0x10) {
     if (packet.length < offset + 4) return undefined;
     offset += 4 + 4 * view.getUint16(offset + 2);
   }
   let end = packet.length;
-  if (packet[0]! & 0x20) end -= packet[packet.length - 1]!;
+  if (first & 0x20) end -= view.getUint8(packet.length - 1);
   if (end < offset) return undefined;
   return {
-    payloadType: packet[1]! & 0x7f,
-    marker: (packet[1]! & 0x80) !== 0,
+    payloadType: second & 0x7f,
+    marker: (second & 0x80) !== 0,
     sequenceNumber: view.getUint16(2),
     timestamp: view.getUint32(4),
     ssrc: view.getUint32(8),

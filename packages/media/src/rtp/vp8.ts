@@ -1,3 +1,5 @@
+import { itemAt } from "../checked.js";
+
 /**
  * VP8 over RTP (RFC 7741): each packet starts with a payload descriptor; we send the short form with a
  * 15-bit picture id (browsers use it to detect lost frames). The receiver's depacketizer strips it.
@@ -46,7 +48,8 @@ export class Vp8Depacketizer {
   push(payload: Uint8Array, marker: boolean): Uint8Array | undefined {
     const n = descriptorLength(payload);
     if (n !== undefined) {
-      const startOfFrame = (payload[0]! & 0x10) !== 0 && (payload[0]! & 0x07) === 0;
+      const descriptor = itemAt(payload, 0);
+      const startOfFrame = (descriptor & 0x10) !== 0 && (descriptor & 0x07) === 0;
       if (startOfFrame) {
         this.parts = [];
         this.started = true;
@@ -66,11 +69,13 @@ export class Vp8Depacketizer {
 }
 
 /** A VP8 keyframe has the inverse key-frame bit clear in the first byte of its frame tag (RFC 6386). */
-export const isVp8Keyframe = (frame: Uint8Array): boolean => frame.length > 0 && (frame[0]! & 0x01) === 0;
+export const isVp8Keyframe = (frame: Uint8Array): boolean =>
+  frame.length > 0 && (itemAt(frame, 0) & 0x01) === 0;
 
 /** Width and height from a VP8 keyframe header, or undefined for an interframe. */
 export function vp8KeyframeSize(frame: Uint8Array): { width: number; height: number } | undefined {
   if (!isVp8Keyframe(frame) || frame.length < 10) return undefined;
   if (frame[3] !== 0x9d || frame[4] !== 0x01 || frame[5] !== 0x2a) return undefined;
-  return { width: (frame[6]! | (frame[7]! << 8)) & 0x3fff, height: (frame[8]! | (frame[9]! << 8)) & 0x3fff };
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  return { width: view.getUint16(6, true) & 0x3fff, height: view.getUint16(8, true) & 0x3fff };
 }

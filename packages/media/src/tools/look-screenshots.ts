@@ -41,7 +41,7 @@ for (const demo of DEMO_LOOKS.filter((d) => !only || only.includes(d.name))) {
   console.log(`${demo.name}: generated in ${(t1 - t0).toFixed(0)} ms`);
   for (const quality of qualities) {
     for (const orientation of ["horizontal", "vertical"] as const) {
-      const renderer = new PortraitRenderer({
+      const renderer = await PortraitRenderer.create({
         look,
         quality,
         orientation,

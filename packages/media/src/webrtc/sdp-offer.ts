@@ -39,9 +39,9 @@ export interface ChosenCodec {
 export const H264_FMTP = "profile-level-id=42e01f;packetization-mode=1;level-asymmetry-allowed=1";
 export const OPUS_FMTP = "minptime=10;useinbandfec=1";
 
-const bad = (message: string): never => {
+function bad(message: string): never {
   throw new WhepError("bad_offer", message);
-};
+}
 
 export function parseWhepOffer(body: unknown): WhepOffer {
   if (typeof body !== "string" || body.trim() === "") bad("the body must be an SDP offer");
@@ -63,9 +63,13 @@ export function parseWhepOffer(body: unknown): WhepOffer {
   const sections = splitSections(lines);
   const video = sections.filter((s) => s.kind === "video");
   const audio = sections.filter((s) => s.kind === "audio");
-  if (video.length !== 1) bad(`the offer must have one video section (m=video), it has ${video.length}`);
-  if (audio.length !== 1) bad(`the offer must have one audio section (m=audio), it has ${audio.length}`);
-  return { sdp, video: video[0]!, audio: audio[0]! };
+  const [videoSection] = video;
+  const [audioSection] = audio;
+  if (video.length !== 1 || !videoSection)
+    bad(`the offer must have one video section (m=video), it has ${video.length}`);
+  if (audio.length !== 1 || !audioSection)
+    bad(`the offer must have one audio section (m=audio), it has ${audio.length}`);
+  return { sdp, video: videoSection, audio: audioSection };
 }
 
 function splitSections(lines: string[]): OfferSection[] {
@@ -104,22 +108,23 @@ function readSection(kind: "video" | "audio", port: string, lines: string[]): Of
   const codecs = new Map<number, OfferCodec>();
   for (const line of lines) {
     const rtpmap = /^a=rtpmap:(\d+) ([^/\s]+)\/(\d+)(?:\/(\d+))?/.exec(line);
-    if (rtpmap) {
-      const payloadType = Number(rtpmap[1]);
+    const [, type, name, clockRate, channels] = rtpmap ?? [];
+    if (type && name) {
+      const payloadType = Number(type);
       codecs.set(payloadType, {
         payloadType,
-        name: rtpmap[2]!.toUpperCase(),
-        clockRate: Number(rtpmap[3]),
-        channels: Number(rtpmap[4] ?? 1),
+        name: name.toUpperCase(),
+        clockRate: Number(clockRate),
+        channels: Number(channels ?? 1),
         fmtp: codecs.get(payloadType)?.fmtp ?? {},
       });
     }
   }
   for (const line of lines) {
-    const fmtp = /^a=fmtp:(\d+) (.*)$/.exec(line);
-    const codec = fmtp ? codecs.get(Number(fmtp[1])) : undefined;
-    if (!fmtp || !codec) continue;
-    for (const pair of fmtp[2]!.split(";")) {
+    const [, type, parameters] = /^a=fmtp:(\d+) (.*)$/.exec(line) ?? [];
+    const codec = type ? codecs.get(Number(type)) : undefined;
+    if (!codec || parameters === undefined) continue;
+    for (const pair of parameters.split(";")) {
       const [key, value = ""] = pair.split("=");
       if (key) codec.fmtp[key.trim().toLowerCase()] = value.trim();
     }
@@ -140,7 +145,7 @@ export function chooseVideoCodec(section: OfferSection, codec: VideoCodecName): 
   if (codec === "VP8") {
     const vp8 = section.codecs.find((c) => c.name === "VP8" && c.clockRate === 90_000);
     if (!vp8) bad("the offer has no VP8, the codec this session sends");
-    return { payloadType: vp8!.payloadType };
+    return { payloadType: vp8.payloadType };
   }
   const candidates = section.codecs.filter(
     (c) =>
@@ -152,12 +157,12 @@ export function chooseVideoCodec(section: OfferSection, codec: VideoCodecName): 
   const best = candidates.find((c) => /^42e0/i.test(c.fmtp["profile-level-id"] ?? "")) ?? candidates[0];
   if (!best)
     bad("the offer has no H264 constrained baseline with packetization-mode=1, the codec this session sends");
-  return { payloadType: best!.payloadType, fmtp: H264_FMTP };
+  return { payloadType: best.payloadType, fmtp: H264_FMTP };
 }
 
 /** The viewer's payload type for Opus (opus/48000/2, as RFC 7587 spells it even for mono). */
 export function chooseAudioCodec(section: OfferSection): ChosenCodec {
   const opus = section.codecs.find((c) => c.name === "OPUS" && c.clockRate === 48_000);
   if (!opus) bad("the offer has no Opus audio");
-  return { payloadType: opus!.payloadType, fmtp: OPUS_FMTP };
+  return { payloadType: opus.payloadType, fmtp: OPUS_FMTP };
 }

@@ -1,30 +1,19 @@
 import { Worker } from "node:worker_threads";
 import { ProviderError } from "../types.js";
+import type { EspeakJob, EspeakSpeech } from "./espeak-engine.mjs";
 
 /**
- * A small pool of worker threads running eSpeak-NG. A run takes a few hundred milliseconds of CPU;
- * on the main thread it would stall every other session's sockets and timers, so it happens here.
+ * A small pool of worker threads running eSpeak NG (`espeak-worker.mjs`). A run takes a few hundred
+ * milliseconds of CPU; on the main thread it would stall every other session's sockets and timers, so it
+ * happens here.
  * Each worker takes one job at a time; jobs wait in order. Idle workers do not keep the process alive.
  */
 
-export interface EspeakJob {
-  text: string;
-  /** eSpeak-NG voice name, e.g. "en-us". */
-  voice: string;
-  wordsPerMinute: number;
-}
-
-/** A timed run: 16-bit mono samples and each phoneme's start (ms from the start of the audio). */
-export interface TimedRun {
-  pcm: Int16Array;
-  sampleRate: number;
-  events: { phoneme: string; atMs: number }[];
-}
+export type { EspeakJob, EspeakSpeech };
 
 interface Pending {
   job: EspeakJob;
-  timed: boolean;
-  resolve(result: Uint8Array | TimedRun): void;
+  resolve(result: EspeakSpeech): void;
   reject(err: unknown): void;
 }
 
@@ -44,20 +33,11 @@ export class EspeakRunner {
 
   constructor(private readonly size = 1) {}
 
-  /** The WAV file eSpeak-NG writes for the job's text. */
-  run(job: EspeakJob): Promise<Uint8Array> {
-    return this.enqueue(job, false) as Promise<Uint8Array>;
-  }
-
-  /** The job's audio with its phoneme events (eSpeak's library API, in the same worker). */
-  runTimed(job: EspeakJob): Promise<TimedRun> {
-    return this.enqueue(job, true) as Promise<TimedRun>;
-  }
-
-  private enqueue(job: EspeakJob, timed: boolean): Promise<Uint8Array | TimedRun> {
+  /** The job's audio (at the engine's sample rate) with its phoneme events. */
+  run(job: EspeakJob): Promise<EspeakSpeech> {
     if (this.closed) return Promise.reject(new ProviderError(PROVIDER, "synthesizer closed", "unavailable"));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ job, timed, resolve, reject });
+      this.waiting.push({ job, resolve, reject });
       this.dispatch();
     });
   }
@@ -69,9 +49,12 @@ export class EspeakRunner {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const pending of this.waiting.splice(0))
-      pending.reject(new ProviderError(PROVIDER, "synthesizer closed", "unavailable"));
-    await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
+    const closed = () => new ProviderError(PROVIDER, "synthesizer closed", "unavailable");
+    for (const pending of this.waiting.splice(0)) pending.reject(closed());
+    const slots = this.slots.splice(0);
+    // A running job would otherwise never settle: its slot is gone when the worker's exit arrives.
+    for (const slot of slots) slot.current?.reject(closed());
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   private dispatch(): void {
@@ -82,22 +65,16 @@ export class EspeakRunner {
       const pending = this.waiting.shift() as Pending;
       slot.current = pending;
       slot.worker.ref();
-      const { text, voice, wordsPerMinute } = pending.job;
-      slot.worker.postMessage({
-        id: this.nextId++,
-        options: ["-v", voice, "-s", String(Math.round(wordsPerMinute))],
-        text: sanitize(text),
-        ...(pending.timed ? { timed: { voice, wordsPerMinute } } : {}),
-      });
+      slot.worker.postMessage({ id: this.nextId++, job: pending.job });
     }
   }
 
   private spawn(): Slot {
     const slot: Slot = { worker: new Worker(WORKER_URL), current: undefined };
     slot.worker.unref();
-    slot.worker.on("message", (message: { wav?: Uint8Array; timed?: TimedRun; error?: string }) => {
+    slot.worker.on("message", (message: { speech?: EspeakSpeech; error?: string }) => {
       const pending = slot.current;
-      const result = message.wav ?? message.timed;
+      const result = message.speech;
       if (!pending || (result === undefined && message.error === undefined)) return;
       slot.current = undefined;
       slot.worker.unref();
@@ -120,12 +97,6 @@ export class EspeakRunner {
     this.slots.push(slot);
     return slot;
   }
-}
-
-/** Control characters (a NUL would cut the C string short) become spaces. */
-function sanitize(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-  return text.replace(/[\u0000-\u001f\u007f]/g, " ");
 }
 
 function describe(err: unknown): string {

@@ -3,8 +3,9 @@
  * WebAssembly build. Unknown languages fall back to English (en-us).
  */
 
-// The build's voices (`espeak-ng --voices`), minus constructed and historical languages.
-const VOICES = new Set(
+// The engine's voices (by file name or language, as `selectVoice` takes them), minus constructed and
+// historical languages.
+export const ESPEAK_VOICES: ReadonlySet<string> = new Set(
   (
     "af am an ar as az ba be bg bn bpy bs ca cmn cs cv cy da de el en-029 en-gb en-gb-scotland en-gb-x-rp " +
     "en-us en-us-nyc eo es es-419 et eu fa fi fr-be fr-ch fr-fr ga gd gn gu hak haw he hi hr ht hu hy hyw " +
@@ -44,7 +45,7 @@ export function espeakVoiceFor(language: string | undefined): string {
   for (const candidate of candidates) {
     if (!candidate) continue;
     const voice = ALIASES[candidate] ?? candidate;
-    if (VOICES.has(voice)) return voice;
+    if (ESPEAK_VOICES.has(voice)) return voice;
   }
   return DEFAULT_ESPEAK_VOICE;
 }

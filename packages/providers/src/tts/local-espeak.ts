@@ -1,6 +1,5 @@
 import { bytesFromSamples } from "../audio/pcm.js";
 import { resamplePcm } from "../audio/stream-resampler.js";
-import { parseWav } from "../audio/wav.js";
 import {
   SESSION_SAMPLE_RATE,
   type SpeechSynthesizer,
@@ -14,10 +13,12 @@ import { splitSentences } from "./sentences.js";
 import { numberSetting } from "./settings.js";
 
 /**
- * A speech synthesizer that needs no network: eSpeak-NG compiled to WebAssembly (the `espeak-ng`
- * npm package, GPL-3.0), run in worker threads. Text is spoken sentence by sentence, so the first
- * audio is ready after the first sentence; the next sentence is rendered while the current one is
- * consumed. Each sentence's 22050 Hz WAV is resampled to 24 kHz PCM and yielded as one chunk.
+ * A speech synthesizer that needs no network: eSpeak NG (Echogarden's build of its library,
+ * `@echogarden/espeak-ng-emscripten`, GPL-3.0), run in worker threads. Text is spoken sentence by
+ * sentence, so the first audio is ready after the first sentence; the next sentence is rendered while
+ * the current one is consumed. Each sentence (with its closing pause) is one chunk: the engine's
+ * 22050 Hz audio resampled to 24 kHz PCM, with its phonemes' timing (`synthesizeTimed`); `synthesize`
+ * yields the same chunks' audio alone. The same text gives the same samples.
  *
  * Settings: `speed` (any variant's multiplier, 1 = eSpeak's 175 words per minute). The language picks
  * the eSpeak voice; the request's voiceId is not used (eSpeak has one voice per language here).
@@ -45,37 +46,20 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
   }
 
   async *synthesize(request: SynthesisRequest, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
-    const sentences = splitSentences(request.text, this.maxSentenceChars);
-    const voice = espeakVoiceFor(request.language);
-    const wordsPerMinute = wordsPerMinuteFor(numberSetting(request.settings, "speed", 1));
-    const render = (text: string) => {
-      const pcm = this.render(text, voice, wordsPerMinute);
-      // A prefetched render nobody awaits (the consumer stopped) must not become an unhandled rejection.
-      pcm.catch(() => {});
-      return pcm;
-    };
-    let next = sentences.length > 0 && !signal?.aborted ? render(sentences[0] as string) : undefined;
-    for (let i = 0; next; i++) {
-      const current = next;
-      next = i + 1 < sentences.length ? render(sentences[i + 1] as string) : undefined;
-      const pcm = await untilAborted(current, signal);
-      if (pcm === undefined) return;
-      yield pcm;
-      if (signal?.aborted) return;
-    }
+    for await (const speech of this.synthesizeTimed(request, signal)) yield speech.pcm;
   }
 
   /**
-   * Like `synthesize`, sentence by sentence, with each chunk's phonemes and their timing (eSpeak NG's
-   * phoneme events): what a renderer needs to shape the mouth to the text. The audio comes from the same
-   * run as the timing (eSpeak's library API, Echogarden's WebAssembly build of the engine).
+   * Sentence by sentence, each chunk's audio with its phonemes and their timing (eSpeak NG's phoneme
+   * events, from the same run as the audio): what a renderer needs to shape the mouth to the text.
    */
   async *synthesizeTimed(request: SynthesisRequest, signal?: AbortSignal): AsyncGenerator<TimedSpeech> {
     const sentences = splitSentences(request.text, this.maxSentenceChars);
     const voice = espeakVoiceFor(request.language);
     const wordsPerMinute = wordsPerMinuteFor(numberSetting(request.settings, "speed", 1));
     const render = (text: string) => {
-      const speech = this.renderTimed(text, voice, wordsPerMinute);
+      const speech = this.render(text, voice, wordsPerMinute);
+      // A prefetched render nobody awaits (the consumer stopped) must not become an unhandled rejection.
       speech.catch(() => {});
       return speech;
     };
@@ -99,18 +83,13 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
     return this.runner.close();
   }
 
-  private async renderTimed(text: string, voice: string, wordsPerMinute: number): Promise<TimedSpeech> {
-    const run = await this.runner.runTimed({ text, voice, wordsPerMinute });
+  private async render(text: string, voice: string, wordsPerMinute: number): Promise<TimedSpeech> {
+    const run = await this.runner.run({ text, voice, wordsPerMinute });
     const totalMs = (run.pcm.length / run.sampleRate) * 1000;
     return {
       pcm: resamplePcm(bytesFromSamples(run.pcm), run.sampleRate, SESSION_SAMPLE_RATE),
       phonemes: phonemeMarks(run.events, totalMs),
     };
-  }
-
-  private async render(text: string, voice: string, wordsPerMinute: number): Promise<Uint8Array> {
-    const wav = parseWav(await this.runner.run({ text, voice, wordsPerMinute }));
-    return resamplePcm(bytesFromSamples(wav.samples), wav.sampleRate, SESSION_SAMPLE_RATE);
   }
 }
 

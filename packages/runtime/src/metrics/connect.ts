@@ -13,31 +13,27 @@ export function codeLabel(err: unknown): string {
   return (Code[code] ?? "unknown").replace(/[A-Z]/g, (c, i) => (i === 0 ? c : `_${c}`)).toLowerCase();
 }
 
-/** Server side: every call a service serves is counted and timed. */
-export function meterServedCalls(service: string): Interceptor {
-  return (next) => async (req) => {
-    const procedure = procedureOf(req);
-    const stop = rpcServerDuration.startTimer({ service, procedure });
-    let failure: unknown;
-    try {
-      return await next(req);
-    } catch (err) {
-      failure = err;
-      throw err;
-    } finally {
-      stop();
-      rpcServerRequests.inc({ service, procedure, code: codeLabel(failure) });
-    }
-  };
+/** Counts and times one call a service serves. */
+export async function meterServed<T>(service: string, procedure: string, call: () => Promise<T>): Promise<T> {
+  const stop = rpcServerDuration.startTimer({ service, procedure });
+  let failure: unknown;
+  try {
+    return await call();
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    stop();
+    rpcServerRequests.inc({ service, procedure, code: codeLabel(failure) });
+  }
 }
 
-/** Client side: every call to another service is counted and timed. */
-export const meterCalls: Interceptor = (next) => async (req) => {
-  const procedure = procedureOf(req);
+/** Counts and times one call to another service. */
+export async function meterCalled<T>(procedure: string, call: () => Promise<T>): Promise<T> {
   const stop = rpcClientDuration.startTimer({ procedure });
   let failure: unknown;
   try {
-    return await next(req);
+    return await call();
   } catch (err) {
     failure = err;
     throw err;
@@ -45,4 +41,12 @@ export const meterCalls: Interceptor = (next) => async (req) => {
     stop();
     rpcClientRequests.inc({ procedure, code: codeLabel(failure) });
   }
-};
+}
+
+/** Server side: every call a service serves is counted and timed. */
+export function meterServedCalls(service: string): Interceptor {
+  return (next) => (req) => meterServed(service, procedureOf(req), () => next(req));
+}
+
+/** Client side: every call to another service is counted and timed. */
+export const meterCalls: Interceptor = (next) => (req) => meterCalled(procedureOf(req), () => next(req));

@@ -136,7 +136,7 @@ export class AvatarMedia implements SessionMedia {
     const { look, lookKey } = await this.deps.looks.get(session.spaceId, config.avatarId);
     if (this.stopped) throw new Error("the session's media has stopped");
     const settings = streamSettings(config.videoSettings);
-    const renderer = new PortraitRenderer({
+    const renderer = await PortraitRenderer.create({
       look,
       lookKey,
       quality: settings.quality,

@@ -1,14 +1,33 @@
 import type { SKRSContext2D } from "@napi-rs/canvas";
 import { alpha, darken, lighten } from "./color.js";
+import { drawHairBehindBody } from "./draw-hair.js";
 import { DESIGN_HEIGHT, type Geometry } from "./geometry.js";
 import { type LookParams, SKIN_TONES } from "./vocabulary.js";
 
-/** Neck, shoulders and clothes: the body layer, which breathes but never tilts. */
+/** Long hair behind, neck, shoulders and clothes: the body layer, which breathes but never tilts. */
 export function drawBody(ctx: SKRSContext2D, p: LookParams, g: Geometry): void {
   const skin = SKIN_TONES[p.skinTone];
+  drawHairBehindBody(ctx, p, g);
+  if (p.outfit === "blazer" || p.outfit === "vneck") drawCollarBack(ctx, g, p.shirtColor);
   drawNeck(ctx, g, skin);
   if (p.outfit === "turtleneck") drawTurtleneck(ctx, g, p.outfitColor);
   else drawTorso(ctx, p, g);
+}
+
+/** The back of a shirt collar, seen on both sides of the neck (which is drawn over it). */
+function drawCollarBack(ctx: SKRSContext2D, g: Geometry, shirt: string): void {
+  const { cx } = g;
+  ctx.beginPath();
+  ctx.moveTo(cx - g.neckW - 6, g.shoulderY - 62);
+  ctx.quadraticCurveTo(cx, g.shoulderY - 74, cx + g.neckW + 6, g.shoulderY - 62);
+  ctx.lineTo(cx + g.neckW + 40, g.shoulderY);
+  ctx.lineTo(cx - g.neckW - 40, g.shoulderY);
+  ctx.closePath();
+  ctx.fillStyle = darken(shirt, 0.08);
+  ctx.fill();
+  ctx.strokeStyle = darken(shirt, 0.2);
+  ctx.lineWidth = 2.5;
+  ctx.stroke();
 }
 
 function drawNeck(ctx: SKRSContext2D, g: Geometry, skin: string): void {

@@ -21,14 +21,14 @@ export function skinFill(ctx: SKRSContext2D, p: LookParams, g: Geometry): void {
 export function drawEars(ctx: SKRSContext2D, p: LookParams, g: Geometry): void {
   const skin = SKIN_TONES[p.skinTone];
   for (const side of [-1, 1]) {
-    const x = g.cx + side * (g.cheekW + 2);
+    const x = g.cx + side * (g.cheekW - 2);
     ctx.beginPath();
-    ctx.ellipse(x, g.eyeY + 30, 24, 46, side * 0.18, 0, Math.PI * 2);
-    ctx.fillStyle = darken(skin, 0.06);
+    ctx.ellipse(x, g.eyeY + 34, 20, 40, side * 0.18, 0, Math.PI * 2);
+    ctx.fillStyle = darken(skin, 0.08);
     ctx.fill();
     ctx.beginPath();
-    ctx.ellipse(x + side * 4, g.eyeY + 30, 12, 30, side * 0.18, 0, Math.PI * 2);
-    ctx.fillStyle = darken(skin, 0.2);
+    ctx.ellipse(x + side * 4, g.eyeY + 34, 9, 25, side * 0.18, 0, Math.PI * 2);
+    ctx.fillStyle = darken(skin, 0.22);
     ctx.fill();
   }
 }
@@ -63,7 +63,7 @@ export function drawFace(ctx: SKRSContext2D, p: LookParams, g: Geometry): void {
       g.eyeY + 70,
       52,
     );
-    blush.addColorStop(0, alpha(mix(skin, "#e0707a", 0.6), p.presentation === "feminine" ? 0.3 : 0.16));
+    blush.addColorStop(0, alpha(mix(skin, "#e0707a", 0.6), p.presentation === "feminine" ? 0.22 : 0.12));
     blush.addColorStop(1, alpha("#e0707a", 0));
     ctx.fillStyle = blush;
     ctx.fillRect(g.cx + side * 92 - 60, g.eyeY + 10, 120, 120);

@@ -183,46 +183,55 @@ export const MOUTH_BOX = { width: 160, height: 110 };
 export function drawMouth(ctx: SKRSContext2D, p: LookParams, g: Geometry, s: MouthShape): void {
   const skin = SKIN_TONES[p.skinTone];
   const fem = p.presentation === "feminine";
-  const lip = mix(skin, fem ? "#b4505e" : "#a85a5a", fem ? 0.55 : 0.38);
+  const lip = mix(skin, fem ? "#b4505e" : "#a85a5a", fem ? 0.55 : 0.4);
   const x = g.cx;
   const y = g.mouthY;
   const w = s.halfWidth;
   const upperThick = s.pressed ? 7 : fem ? 13 : 10;
-  const lowerThick = s.pressed ? 9 : fem ? 16 : 13;
+  const lowerThick = (s.pressed ? 9 : fem ? 16 : 13) * (s.tucked ? 0.8 : 1);
   const gapTop = y - s.gap * 0.35;
   const gapBottom = y + s.gap * 0.65;
   const cornerY = y - s.smile;
+  // Lips meet at the corners; rounded shapes purse them, so the opening is narrower than the lips.
+  const wi = w * (0.94 - 0.3 * s.round);
+  const top = 0.55 - 0.25 * s.round;
+  const bottom = 0.62 - 0.28 * s.round;
 
-  // The opening: a lens between the corners, rounder for O and W.
+  // The opening's edges, shared by the opening and the lips so that nothing shows between them.
+  const innerTop = (from: -1 | 1) => {
+    ctx.bezierCurveTo(
+      x + from * wi * top,
+      gapTop - s.round * 4,
+      x - from * wi * top,
+      gapTop - s.round * 4,
+      x - from * wi,
+      cornerY,
+    );
+  };
+  const innerBottom = (from: -1 | 1) => {
+    ctx.bezierCurveTo(
+      x + from * wi * bottom,
+      gapBottom + s.round * 6,
+      x - from * wi * bottom,
+      gapBottom + s.round * 6,
+      x - from * wi,
+      cornerY,
+    );
+  };
   const opening = () => {
-    const inner = w * (0.9 - s.round * 0.15);
     ctx.beginPath();
-    ctx.moveTo(x - inner, cornerY);
-    ctx.bezierCurveTo(
-      x - inner * (0.6 - s.round * 0.3),
-      gapTop - s.round * 4,
-      x + inner * (0.6 - s.round * 0.3),
-      gapTop - s.round * 4,
-      x + inner,
-      cornerY,
-    );
-    ctx.bezierCurveTo(
-      x + inner * (0.7 - s.round * 0.35),
-      gapBottom + s.round * 6,
-      x - inner * (0.7 - s.round * 0.35),
-      gapBottom + s.round * 6,
-      x - inner,
-      cornerY,
-    );
+    ctx.moveTo(x - wi, cornerY);
+    innerTop(-1);
+    innerBottom(1);
     ctx.closePath();
   };
 
-  // Soft shadow under the lower lip and at the corners.
+  // Soft shadow under the lower lip.
   ctx.save();
   ctx.translate(x, gapBottom + lowerThick + 8);
   ctx.scale(1, 0.3);
   const shadow = ctx.createRadialGradient(0, 0, 2, 0, 0, w * 0.8);
-  shadow.addColorStop(0, alpha(darken(skin, 0.4), 0.2));
+  shadow.addColorStop(0, alpha(darken(skin, 0.4), 0.22));
   shadow.addColorStop(1, alpha(darken(skin, 0.4), 0));
   ctx.fillStyle = shadow;
   ctx.fillRect(-w, -w, 2 * w, 2 * w);
@@ -230,33 +239,40 @@ export function drawMouth(ctx: SKRSContext2D, p: LookParams, g: Geometry, s: Mou
 
   if (s.gap > 0) {
     opening();
-    ctx.fillStyle = "#3b1519";
+    ctx.fillStyle = "#3a1418";
     ctx.fill();
     ctx.save();
     opening();
     ctx.clip();
     if (s.tongue !== "none") {
-      ctx.fillStyle = "#c0545e";
+      ctx.fillStyle = "#b9505a";
       ctx.beginPath();
       if (s.tongue === "low")
         ctx.ellipse(x, gapBottom + 2, w * 0.6, Math.max(6, s.gap * 0.32), 0, 0, Math.PI * 2);
       else ctx.ellipse(x, gapTop + s.gap * 0.35, w * 0.35, s.gap * 0.35, 0, 0, Math.PI * 2);
       ctx.fill();
     }
+    const upperTeeth = s.tucked ? s.gap + 4 : Math.min(12, s.gap * 0.55);
     if (s.upperTeeth) {
       ctx.fillStyle = "#f4f0ea";
-      ctx.fillRect(x - w, gapTop - 4, 2 * w, Math.min(12, s.gap * 0.55) + 4);
-      ctx.fillStyle = alpha("#9a8f88", 0.35);
-      ctx.fillRect(x - w, gapTop + Math.min(12, s.gap * 0.55) - 1, 2 * w, 1.5);
+      ctx.fillRect(x - w, gapTop - 6, 2 * w, upperTeeth + 6);
+      // The teeth's lower edge in shade toward the corners.
+      const edge = ctx.createLinearGradient(x - wi, 0, x + wi, 0);
+      edge.addColorStop(0, alpha("#6a5550", 0.5));
+      edge.addColorStop(0.3, alpha("#6a5550", 0));
+      edge.addColorStop(0.7, alpha("#6a5550", 0));
+      edge.addColorStop(1, alpha("#6a5550", 0.5));
+      ctx.fillStyle = edge;
+      ctx.fillRect(x - w, gapTop - 6, 2 * w, upperTeeth + 6);
     }
     if (s.lowerTeeth) {
-      ctx.fillStyle = "#e9e3dc";
+      ctx.fillStyle = "#e6dfd8";
       ctx.fillRect(x - w, gapBottom - Math.min(9, s.gap * 0.4), 2 * w, 12);
     }
     ctx.restore();
   }
 
-  // Upper lip with a cupid's bow.
+  // Upper lip: the cupid's bow above, the opening's top edge below.
   ctx.beginPath();
   ctx.moveTo(x - w, cornerY);
   ctx.bezierCurveTo(
@@ -276,33 +292,44 @@ export function drawMouth(ctx: SKRSContext2D, p: LookParams, g: Geometry, s: Mou
     x + w,
     cornerY,
   );
-  ctx.bezierCurveTo(x + w * 0.6, gapTop - 1, x - w * 0.6, gapTop - 1, x - w, cornerY);
+  ctx.lineTo(x + wi, cornerY);
+  innerTop(1);
   ctx.closePath();
-  ctx.fillStyle = darken(lip, 0.1);
+  const upper = ctx.createLinearGradient(0, gapTop - upperThick * 1.2, 0, gapTop);
+  upper.addColorStop(0, darken(lip, 0.06));
+  upper.addColorStop(1, darken(lip, 0.2));
+  ctx.fillStyle = upper;
   ctx.fill();
+  ctx.strokeStyle = alpha(darken(lip, 0.35), 0.35);
+  ctx.lineWidth = 1.5;
+  ctx.stroke();
 
-  // Lower lip, fuller, with a highlight.
-  const lowerTop = s.tucked ? gapTop + 8 : gapBottom;
+  // Lower lip, fuller, from the opening's bottom edge down, with a highlight.
   ctx.beginPath();
-  ctx.moveTo(x - w * 0.96, cornerY + 1);
-  ctx.bezierCurveTo(x - w * 0.6, lowerTop + 1, x + w * 0.6, lowerTop + 1, x + w * 0.96, cornerY + 1);
+  ctx.moveTo(x - w, cornerY);
+  ctx.lineTo(x - wi, cornerY);
+  innerBottom(-1);
+  ctx.lineTo(x + w, cornerY);
   ctx.bezierCurveTo(
     x + w * 0.7,
-    lowerTop + lowerThick * 1.35,
+    gapBottom + lowerThick * 1.35,
     x - w * 0.7,
-    lowerTop + lowerThick * 1.35,
-    x - w * 0.96,
-    cornerY + 1,
+    gapBottom + lowerThick * 1.35,
+    x - w,
+    cornerY,
   );
   ctx.closePath();
-  const lower = ctx.createLinearGradient(0, lowerTop, 0, lowerTop + lowerThick);
+  const lower = ctx.createLinearGradient(0, gapBottom, 0, gapBottom + lowerThick);
   lower.addColorStop(0, lip);
-  lower.addColorStop(1, darken(lip, 0.08));
+  lower.addColorStop(1, darken(lip, 0.1));
   ctx.fillStyle = lower;
   ctx.fill();
-  ctx.fillStyle = alpha(lighten(lip, 0.5), 0.35);
+  ctx.strokeStyle = alpha(darken(lip, 0.35), 0.3);
+  ctx.lineWidth = 1.5;
+  ctx.stroke();
+  ctx.fillStyle = alpha(lighten(lip, 0.5), 0.3);
   ctx.beginPath();
-  ctx.ellipse(x - w * 0.12, lowerTop + lowerThick * 0.45, w * 0.28, lowerThick * 0.18, 0, 0, Math.PI * 2);
+  ctx.ellipse(x - w * 0.12, gapBottom + lowerThick * 0.45, w * 0.26, lowerThick * 0.16, 0, 0, Math.PI * 2);
   ctx.fill();
 
   if (s.gap === 0) {
@@ -311,15 +338,16 @@ export function drawMouth(ctx: SKRSContext2D, p: LookParams, g: Geometry, s: Mou
     ctx.lineWidth = s.pressed ? 3.5 : 3;
     ctx.lineCap = "round";
     ctx.beginPath();
-    ctx.moveTo(x - w * 0.98, cornerY);
-    ctx.bezierCurveTo(x - w * 0.5, y + 2, x + w * 0.5, y + 2, x + w * 0.98, cornerY);
+    ctx.moveTo(x - wi, cornerY);
+    innerTop(-1);
     ctx.stroke();
   }
-  // Corners.
-  ctx.fillStyle = alpha(darken(skin, 0.45), 0.4);
+  // Soft dimples just outside the corners.
   for (const side of [-1, 1]) {
-    ctx.beginPath();
-    ctx.arc(x + side * w, cornerY, 2.6, 0, Math.PI * 2);
-    ctx.fill();
+    const dimple = ctx.createRadialGradient(x + side * (w + 1), cornerY, 0, x + side * (w + 1), cornerY, 6);
+    dimple.addColorStop(0, alpha(darken(skin, 0.45), 0.35));
+    dimple.addColorStop(1, alpha(darken(skin, 0.45), 0));
+    ctx.fillStyle = dimple;
+    ctx.fillRect(x + side * (w + 1) - 6, cornerY - 6, 12, 12);
   }
 }

@@ -52,9 +52,9 @@ export function geometryOf(p: LookParams): Geometry {
     jawY: 705,
     chinY: 772 + (fem ? -4 : 2),
     chinW: fem ? 40 : 52,
-    neckW: fem ? 54 : 66,
+    neckW: fem ? 60 : 76,
     neckTop: 700,
-    shoulderY: 880,
+    shoulderY: 870,
     shoulderW: fem ? 345 : 392,
     pivotY: 735,
   };

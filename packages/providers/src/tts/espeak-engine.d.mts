@@ -1,0 +1,26 @@
+/** Types of espeak-engine.mjs (eSpeak NG's library API). */
+
+export interface EspeakEngine {
+  set_voice(name: string, language?: string): number;
+  set_rate(wordsPerMinute: number): void;
+  get_samplerate(): number;
+}
+
+export interface EspeakJob {
+  text: string;
+  /** eSpeak NG voice name or language, e.g. "en-us". */
+  voice: string;
+  wordsPerMinute: number;
+}
+
+/** A run: 16-bit mono samples and each phoneme's start (ms from the start of the audio). */
+export interface EspeakSpeech {
+  pcm: Int16Array;
+  sampleRate: number;
+  events: { phoneme: string; atMs: number }[];
+}
+
+export function createEngine(): Promise<EspeakEngine>;
+export function selectVoice(engine: EspeakEngine, voice: string): boolean;
+export function engineText(text: string): string;
+export function speak(engine: EspeakEngine, job: EspeakJob): EspeakSpeech;
