@@ -3,23 +3,26 @@ import type { Bus } from "@avatar/bus";
 import {
   type Clients,
   type Logger,
+  onApiKeyRevoked,
   rateLimitDecisions,
   requestIdFrom,
   runWithRequestContext,
 } from "@avatar/runtime";
 import { ApiKeyAuthenticator } from "./auth/api-keys.js";
-import { type Authenticators, authenticate } from "./auth/authenticate.js";
+import { type Authenticators, authenticate, type FailureGuard } from "./auth/authenticate.js";
 import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
+import { AuthFailureBudget } from "./auth/failure-budget.js";
 import { SessionTokenVerifier } from "./auth/session-tokens.js";
 import type { GatewayConfig } from "./config.js";
 import { corsHeaders } from "./http/cors.js";
 import { failure, success } from "./http/envelope.js";
 import { HttpError, toHttpError } from "./http/http-error.js";
 import { parseRequest } from "./http/parse-request.js";
+import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-url.js";
 import { sendJson, sendRaw } from "./http/respond.js";
-import type { Route } from "./http/route.js";
+import type { Principal, Route } from "./http/route.js";
 import { Router } from "./http/router.js";
-import { forwardedProto, type ProxyTrust, proxyTrust } from "./http/trusted-proxies.js";
+import { proxyTrust } from "./http/trusted-proxies.js";
 import { limitOf } from "./limits.js";
 import { observeRequests } from "./observe/requests.js";
 import {
@@ -47,6 +50,8 @@ export interface Gateway {
   authenticators: Authenticators;
   /** Shared with the event WebSocket's upgrades (counted per client IP like other anonymous requests). */
   limiter: RateLimiter;
+  /** Stops listening to the bus. */
+  close(): Promise<void>;
 }
 
 /** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */
@@ -59,6 +64,10 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     );
   }
   const router = new Router(deps.routes);
+  const publicHosts = parsePublicHosts(config.PUBLIC_HOSTS);
+  if (!config.PUBLIC_BASE_URL && publicHosts.length === 0) {
+    log.warn("neither PUBLIC_BASE_URL nor PUBLIC_HOSTS is set: links are built for localhost only");
+  }
   const limiter = new RateLimiter({
     store:
       deps.rateLimitStore ??
@@ -77,6 +86,18 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     apiKeys: new ApiKeyAuthenticator(deps.clients.tokens, { ttlMs: config.API_KEY_CACHE_TTL_MS }),
     sessionTokens: new SessionTokenVerifier(deps.clients.tokens),
   };
+  // Revocations reach every replica over the bus: the key stops authenticating here at once.
+  const revocations = onApiKeyRevoked(deps.bus, (r) => authenticators.apiKeys.revoke(r.apiKeyId));
+  const failures = new AuthFailureBudget(limiter, config.AUTH_FAILURES_PER_IP, deps.now);
+  const failureGuard = (clientIp: string): FailureGuard => ({
+    lookup: (lookup) =>
+      failures.lookup(
+        clientIp,
+        lookup,
+        (refusal) => new HttpError(429, "Rate limit exceeded", undefined, rateLimitHeaders(refusal)),
+      ),
+    failed: () => failures.recordFailure(clientIp),
+  });
 
   async function serve(
     req: IncomingMessage,
@@ -91,8 +112,11 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       const target =
         (req.headers["access-control-request-method"] as string | undefined)?.toUpperCase() ?? "POST";
       const found = router.lookup(target, url.pathname);
-      if (found.kind === "found" && found.match.route.cors) {
-        return sendRaw(res, 204, null, { ...headers, ...corsHeaders(req, true) });
+      const cors = found.kind === "found" ? found.match.route.cors : undefined;
+      if (found.kind === "found" && cors) {
+        const allowed =
+          cors === true ? undefined : await cors(found.match.params, deps.clients).catch(() => []);
+        return sendRaw(res, 204, null, { ...headers, ...corsHeaders(req, true, allowed) });
       }
       return sendRaw(res, 204, null, { ...headers, Allow: "GET, POST, PATCH, DELETE, OPTIONS" });
     }
@@ -108,19 +132,69 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       throw new HttpError(405, "Method Not Allowed", undefined, { Allow: found.allow.join(", ") });
     }
     const { route, params } = found.match;
-    if (route.cors) Object.assign(headers, corsHeaders(req, false));
+    try {
+      await serveRoute(req, res, requestId, headers, url, route, params);
+    } catch (err) {
+      if (!route.errors) throw err;
+      // The caller sees a rewritten answer; what actually happened goes to the log.
+      const original = toHttpError(err);
+      if (original.status >= 500) log.error("request failed", { method, path: url.pathname, err });
+      else
+        log.info("request refused", {
+          method,
+          path: url.pathname,
+          status: original.status,
+          detail: original.message,
+        });
+      throw route.errors(err);
+    }
+  }
 
-    // The limit is decided before anything else happens, so a rejected call has no effect.
+  async function serveRoute(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    headers: Record<string, string>,
+    url: URL,
+    route: Route,
+    params: Record<string, string>,
+  ) {
+    if (route.cors === true) Object.assign(headers, corsHeaders(req, false));
+    else if (route.cors) {
+      const allowed = await route.cors(params, deps.clients).catch(() => []);
+      Object.assign(headers, corsHeaders(req, false, allowed));
+    }
+
+    // Who is asking is settled first, so the limit counts only verified credentials; anything else
+    // (none, junk, expired) counts against the client IP, whose failures also have a budget. Checking a
+    // credential changes nothing, and the limit is still decided before the operation does anything.
     const credentials = presentedCredentials(req, trust);
+    let principal: Principal | undefined;
+    let authError: unknown;
+    try {
+      principal = await authenticate(
+        route.auth,
+        credentials,
+        authenticators,
+        failureGuard(credentials.clientIp),
+      );
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 429) throw err;
+      authError = err;
+    }
     const decision = await limiter.hit({
-      credential: rateLimitIdentity(credentials),
+      credential: rateLimitIdentity(principal, credentials),
       endpoint: `${route.method} ${route.path}`,
       limit: limitOf(route.rateLimit, config.RATE_LIMIT_PER_SECOND),
     });
     Object.assign(headers, rateLimitHeaders(decision));
-    if (!decision.allowed) return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
+    if (!decision.allowed) {
+      if (route.errors)
+        throw new HttpError(429, "Rate limit exceeded", undefined, rateLimitHeaders(decision));
+      return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
+    }
+    if (authError !== undefined || !principal) throw authError;
 
-    const principal = await authenticate(route.auth, credentials, authenticators);
     const parsed = await parseRequest(route, req, params, url.searchParams, config.MAX_BODY_BYTES);
     if (!parsed.ok) return sendJson(res, 422, validationErrorBody(parsed.issues), headers);
 
@@ -131,10 +205,14 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       clients: deps.clients,
       bus: deps.bus,
       log,
-      baseUrl: baseUrlOf(req, config, trust),
+      baseUrl: publicBaseUrl(req, config, publicHosts, trust),
+      https: requestIsHttps(req, trust),
       url,
       requestId,
       setCookie: (cookie) => cookies.push(cookie),
+      apiKeyRevoked: (apiKeyId) => authenticators.apiKeys.isRevoked(apiKeyId),
+      origin: typeof req.headers.origin === "string" ? req.headers.origin : undefined,
+      sameOrigin: req.headers["sec-fetch-site"] === "same-origin",
     });
     if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
     Object.assign(headers, result.headers);
@@ -145,7 +223,10 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
 
   const handle: RequestListener = (req, res) => {
     const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
-    const headers: Record<string, string> = { "X-Request-Id": requestId };
+    const headers: Record<string, string> = {
+      "X-Request-Id": requestId,
+      "X-Content-Type-Options": "nosniff",
+    };
     runWithRequestContext({ requestId }, () =>
       serve(req, res, requestId, headers).catch((err: unknown) => {
         const e = toHttpError(err);
@@ -155,16 +236,15 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
           const issues = e.issues.map((i) => ({ ...i, input: i.input ?? null }));
           return sendJson(res, 422, validationErrorBody(issues), headers);
         }
-        sendJson(res, e.status, failure(e.status, e.message), headers);
+        sendJson(res, e.status, { ...failure(e.status, e.message), ...e.fields }, headers);
       }),
     );
   };
 
-  return { handle: observeRequests(handle, router), authenticators, limiter };
-}
-
-function baseUrlOf(req: IncomingMessage, config: GatewayConfig, trust: ProxyTrust): string {
-  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL;
-  const proto = forwardedProto(req, trust) ?? "http";
-  return `${proto}://${req.headers.host ?? "localhost"}`;
+  return {
+    handle: observeRequests(handle, router),
+    authenticators,
+    limiter,
+    close: () => revocations.unsubscribe(),
+  };
 }

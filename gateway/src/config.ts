@@ -2,8 +2,13 @@ import { type ConfigOf, type Env, env, readConfig } from "@avatar/runtime";
 import { trustedProxiesSetting } from "./http/trusted-proxies.js";
 
 export const gatewaySettings = {
-  /** The public address (e.g. https://api.example.com); else derived from each request's Host. */
+  /** The public address (e.g. https://api.example.com) of every absolute URL the gateway answers. */
   PUBLIC_BASE_URL: env.optionalUrl(),
+  /**
+   * Without PUBLIC_BASE_URL: the Host headers links may be built from (host or host:port, comma
+   * separated); unset, loopback names only. See http/public-url.ts.
+   */
+  PUBLIC_HOSTS: env.optionalString(),
   /**
    * The proxies in front of the gateway (CIDRs): X-Forwarded-For and X-Forwarded-Proto count only on
    * connections from them.
@@ -18,6 +23,11 @@ export const gatewaySettings = {
   RATE_LIMIT_PER_SECOND: env.int({ default: 10, min: 1, max: 1_000_000 }),
   RATE_LIMIT_STORE_TIMEOUT_MS: env.int({ default: 100, min: 1, max: 5_000 }),
   API_KEY_CACHE_TTL_MS: env.int({ default: 10_000, min: 0, max: 300_000 }),
+  /**
+   * Failed authentications (invalid API keys or session tokens) per client IP and second, across all
+   * replicas; beyond it a key not already known valid is refused with 429 without being looked up.
+   */
+  AUTH_FAILURES_PER_IP: env.int({ default: 10, min: 1, max: 10_000 }),
   MAX_BODY_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),
   /** The largest event WebSocket message; a larger one closes the socket with 1009. */
   WS_MAX_MESSAGE_BYTES: env.int({ default: 1_048_576, min: 1_024, max: 67_108_864 }),

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { closeGracefully, observedBus, trackResponses } from "@avatar/runtime";
 import { build, type Gateway, type GatewayDeps } from "./app.js";
+import { clientErrorAnswer, endWithError } from "./http/raw-response.js";
 import { routes } from "./routes.js";
 import { attachRealtimeBridge } from "./ws/bridge.js";
 
@@ -21,6 +23,12 @@ export async function startGateway(
   const gateway = await build({ ...deps, bus, routes: deps.routes ?? routes });
   const server = http.createServer(gateway.handle);
   server.keepAliveTimeout = 65_000;
+  // Requests Node's parser refuses get the envelope too (Node's own answers have empty bodies).
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === "ECONNRESET") return socket.destroy();
+    const { status, message } = clientErrorAnswer(err);
+    endWithError(socket, status, message, { "X-Request-Id": randomUUID() });
+  });
   trackResponses(server);
   const bridge = attachRealtimeBridge(server, {
     clients: deps.clients,
@@ -44,6 +52,7 @@ export async function startGateway(
       // Upgraded sockets are no longer the HTTP server's: they are closed first, or close would wait.
       await bridge.close();
       await closeGracefully(server, 10_000);
+      await gateway.close();
     },
   };
 }

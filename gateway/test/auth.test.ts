@@ -32,11 +32,13 @@ describe("presented credentials", () => {
     expect(presentedCredentials(r, trustNobody).clientIp).toBe("10.0.0.7");
   });
 
-  it("counts by API key, then bearer, then cookie, then IP", () => {
-    expect(rateLimitIdentity({ apiKey: "k", bearer: "t", clientIp: "ip" })).toBe("key:k");
-    expect(rateLimitIdentity({ bearer: "t", cookie: "c", clientIp: "ip" })).toBe("token:t");
-    expect(rateLimitIdentity({ cookie: "c", clientIp: "ip" })).toBe("token:c");
-    expect(rateLimitIdentity({ clientIp: "ip" })).toBe("ip:ip");
+  it("counts a verified API key by its id, a verified session by its id, anything else by IP", () => {
+    const presented = { apiKey: "k", bearer: "t", clientIp: "ip" };
+    expect(rateLimitIdentity({ kind: "api_key", apiKeyId: "key-1" }, presented)).toBe("key:key-1");
+    expect(rateLimitIdentity({ kind: "session", sessionId: "s-1" }, presented)).toBe("token:s-1");
+    // Presented but not verified (junk, or not checked at all): the client IP.
+    expect(rateLimitIdentity(undefined, presented)).toBe("ip:ip");
+    expect(rateLimitIdentity({ kind: "anonymous" }, presented)).toBe("ip:ip");
   });
 });
 
@@ -127,5 +129,41 @@ describe("API-key cache", () => {
     const a = new ApiKeyAuthenticator({ authenticateApiKey } as never);
     await expect(a.authenticate("k")).rejects.toThrow(/down/);
     expect(await a.authenticate("k")).not.toBeNull();
+  });
+
+  it("drops a revoked key from the cache at once, also when the revocation arrives during its lookup", async () => {
+    const authenticateApiKey = vi.fn(async () => found);
+    const a = new ApiKeyAuthenticator({ authenticateApiKey } as never, { ttlMs: 60_000 });
+    expect(await a.authenticate("k")).not.toBeNull();
+    a.revoke("key-1");
+    // Looked up again (not cached), and the tokens service's answer is overruled by what was heard.
+    expect(await a.authenticate("k")).toBeNull();
+    expect(authenticateApiKey).toHaveBeenCalledTimes(2);
+
+    let answer: (v: typeof found) => void = () => {};
+    const slow = new ApiKeyAuthenticator(
+      { authenticateApiKey: () => new Promise<typeof found>((r) => (answer = r)) } as never,
+      { ttlMs: 60_000 },
+    );
+    const pending = slow.authenticate("k");
+    slow.revoke("key-1");
+    answer(found);
+    expect(await pending).toBeNull();
+  });
+
+  it("knows whether the key that minted a session token is revoked, asking the tokens service once", async () => {
+    const getApiKey = vi.fn(async ({ apiKeyId }: { apiKeyId: string }) =>
+      apiKeyId === "gone"
+        ? { apiKey: { id: "gone", revokedAt: { seconds: 1n } } }
+        : { apiKey: { id: apiKeyId } },
+    );
+    const a = new ApiKeyAuthenticator({ getApiKey } as never);
+    expect(await a.isRevoked("live")).toBe(false);
+    expect(await a.isRevoked("live")).toBe(false);
+    expect(getApiKey).toHaveBeenCalledTimes(1);
+    expect(await a.isRevoked("gone")).toBe(true);
+    a.revoke("live");
+    expect(await a.isRevoked("live")).toBe(true);
+    expect(getApiKey).toHaveBeenCalledTimes(2);
   });
 });

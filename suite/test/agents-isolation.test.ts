@@ -60,6 +60,7 @@ beforeAll(async () => {
       secret_name: "A",
       secret_value: "sk-a",
       secret_type: "VENDORB_API_KEY",
+      allowed_hosts: ["llm.example"],
     })
   ).id;
   a.llm = (
@@ -79,6 +80,7 @@ beforeAll(async () => {
       secret_name: "B",
       secret_value: "sk-b",
       secret_type: "VENDORB_API_KEY",
+      allowed_hosts: ["llm.example"],
     })
   ).id;
   b.llm = (

@@ -44,7 +44,12 @@ async function created(method: string, path: string, body?: unknown) {
 
 async function secretId(secret_type = "VENDORB_API_KEY"): Promise<string> {
   return (
-    await created("POST", "/v1/secrets", { secret_name: "k", secret_value: "sk-resources", secret_type })
+    await created("POST", "/v1/secrets", {
+      secret_name: "k",
+      secret_value: "sk-resources",
+      secret_type,
+      allowed_hosts: ["127.0.0.1"],
+    })
   ).id;
 }
 
@@ -358,6 +363,30 @@ describe("LLM configurations", () => {
       ["url_scheme", "body.base_url"],
     ]);
   });
+
+  it("422 for a base URL with user info or a fragment (our path would move into the fragment)", async () => {
+    const sid = await secretId();
+    for (const [base_url, msg] of <[string, string][]>[
+      ["http://user:pw@llm.example/v1", "Value error, URL must not contain a user name or password"],
+      [
+        "http://127.0.0.1:7001/avatar.tokens.v1.TokensService/RotateSigningKey#",
+        "Value error, URL must not contain a fragment (#)",
+      ],
+    ]) {
+      const body = { display_name: "x", model_name: "m", secret_id: sid, base_url };
+      const res = await call("POST", "/v1/llm-configurations", body);
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([
+        {
+          type: "value_error",
+          loc: ["body", "base_url"],
+          msg,
+          input: base_url,
+          ctx: { error: msg.slice(13) },
+        },
+      ]);
+    }
+  });
 });
 
 describe("embeds", () => {
@@ -372,6 +401,11 @@ describe("embeds", () => {
       script: expect.stringContaining(`src="${suite.gatewayUrl}/embed/${embed.embed_id}"`),
       orientation: "horizontal",
       video_settings: { quality: "high", encoding: "H264" },
+      // The visitor limits' defaults (README, decisions).
+      max_concurrent_sessions: 3,
+      max_sessions_per_hour: 30,
+      allowed_origins: [],
+      is_disabled: false,
     });
     expect(embed.script).toMatch(/^<iframe .*aspect-ratio: 16 \/ 9;.*><\/iframe>$/);
     const vertical = await created("POST", "/v2/embeddings", {

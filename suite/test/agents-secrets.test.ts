@@ -74,7 +74,13 @@ describe("storing and listing", () => {
     const list = await call("GET", "/v1/secrets");
     expect(list.body.data).toHaveLength(types.length);
     for (const item of list.body.data) {
-      expect(Object.keys(item).sort()).toEqual(["created_at", "id", "secret_name", "secret_type"]);
+      expect(Object.keys(item).sort()).toEqual([
+        "allowed_hosts",
+        "created_at",
+        "id",
+        "secret_name",
+        "secret_type",
+      ]);
     }
     expect(list.body.data.map((s: { secret_type: string }) => s.secret_type).sort()).toEqual(types);
     // The values are kept: the pipeline's internal call opens them.
@@ -146,6 +152,7 @@ describe("using and deleting", () => {
       secret_name: "For agents",
       secret_value: value,
       secret_type: "VENDORB_API_KEY",
+      allowed_hosts: ["llm.example"],
     });
     const id = created.body.data.id;
     const llm = await call("POST", "/v1/llm-configurations", {

@@ -25,10 +25,9 @@ const avatarId = readCatalogFile().demo_space_avatars[0]?.id ?? "";
 const keyA = () => ({ "X-API-KEY": suite.apiKey });
 
 beforeAll(async () => {
-  suite = await startTestSuite({
-    log,
-  });
   chat = await startChatServer({ apiKey: API_KEY, model: MODEL });
+  // The operator allowed the self-hosted model on loopback (the egress guard refuses loopback otherwise).
+  suite = await startTestSuite({ log, env: { EGRESS_ALLOW: new URL(chat.baseUrl).host } });
   const apiKey = `lak_test_${randomUUID().replaceAll("-", "")}`;
   const created = await suite.clients.tokens.createSpace({ name: "LLM space", tier: Tier.PRO, apiKey });
   llmSpace = { spaceId: created.space?.id ?? "", apiKey };
@@ -167,6 +166,7 @@ describe("summaries from the space's language model", () => {
       secretName: "summaries key",
       secretValue: API_KEY,
       secretType: SecretType.VENDORB_API_KEY,
+      allowedHosts: ["127.0.0.1"],
     });
     await suite.clients.agents.createLlmConfiguration({
       spaceId: llmSpace.spaceId,
@@ -189,6 +189,22 @@ describe("summaries from the space's language model", () => {
     expect(request?.body.model).toBe(MODEL);
     expect(request?.body.messages?.[1]?.content).toContain("user: Let us talk about sea kayaking");
     expect(JSON.stringify(m)).not.toContain(API_KEY);
+  });
+
+  it("stores no key a model echoes back, as it is or JSON-escaped (security finding 2)", async () => {
+    const escaped = [...API_KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    chat.behaviour = { kind: "answer", text: `The key was ${API_KEY} or "${escaped}".` };
+    const sessionId = await endedSession(llmSpace.spaceId, "the api key");
+    const res = await suite.request("POST", "/v1/memory", {
+      headers: { "X-API-KEY": llmSpace.apiKey },
+      body: { memory_type: "session", session_id: sessionId },
+    });
+    const m = (await json(res)).data;
+    expect(m.session_episodes[0].summary).toBe('The key was [secret] or "[secret]".');
+    const stored = await suite.request("GET", `/v1/memory/${m.id}`, {
+      headers: { "X-API-KEY": llmSpace.apiKey },
+    });
+    expect(JSON.stringify(await json(stored))).not.toContain(API_KEY);
   });
 
   it("falls back to the extractive summary when the model fails", async () => {

@@ -304,10 +304,20 @@ describe("session reads by token and cookie", () => {
     expect((await suite.get(`/v1/sessions/${m.session_id}`, cookie("forged"))).status).toBe(401);
   });
 
-  it("keeps answering reads with the token of an ended session", async () => {
+  it("refuses reads, transcript and events delete with the token of an ended session (401); the key still reads", async () => {
     const m = await endedSession();
-    const res = await suite.get(`/v1/sessions/${m.session_id}`, cookie(m.session_token));
-    expect(res.status).toBe(200);
+    for (const creds of [cookie(m.session_token), bearer(m.session_token)]) {
+      for (const [method, path] of [
+        ["GET", `/v1/sessions/${m.session_id}`],
+        ["GET", `/v1/sessions/${m.session_id}/transcript`],
+        ["DELETE", `/v1/sessions/${m.session_id}/events`],
+      ] as const) {
+        const res = await suite.request(method, path, { headers: creds });
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expect((await json(res)).code).toBe(4010);
+      }
+    }
+    const res = await suite.get(`/v1/sessions/${m.session_id}`, apiKey());
     expect((await json(res)).data).toMatchObject({ status: "ENDED", end_reason: "USER_CLOSED" });
   });
 

@@ -151,7 +151,10 @@ describe("GET /v1/sessions/{id}/transcript", () => {
       entries: [{ role: "user", transcript: "Bye", absoluteTimestamp: BigInt(t0 + 20), entryId: "e3" }],
     });
     await suite.request("POST", "/v1/sessions/stop", { headers: bearer(m.session_token) });
-    const next = await read(`?start_timestamp=${idle.next_timestamp}`, cookie(m.session_token));
+    // The session's own token stops working once it has ended (contract section 2); the key reads on.
+    const refused = await suite.get(`/v1/sessions/${m.session_id}/transcript`, cookie(m.session_token));
+    expect(refused.status).toBe(401);
+    const next = await read(`?start_timestamp=${idle.next_timestamp}`);
     expect(next.transcript_data.map((e: { transcript: string }) => e.transcript)).toEqual(["Bye"]);
     expect(next.session_active).toBe(false);
     expect(next.next_timestamp).toBe(t0 + 21);

@@ -106,6 +106,7 @@ async function secret(type: SecretType, spaceId = suite.spaceId) {
     secretName: "provider key",
     secretValue: "sk-secret-value-0123456789",
     secretType: type,
+    allowedHosts: ["127.0.0.1"],
   });
   return res.secret?.id ?? "";
 }

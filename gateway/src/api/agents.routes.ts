@@ -177,4 +177,21 @@ export const agentsRoutes: Route[] = [
     body: embeds.createEmbedBody,
     handle: embeds.createEmbed,
   }),
+  route({
+    ...common,
+    method: "GET",
+    path: "/v2/embeddings/{embed_id}",
+    summary: "Get an embed of the space with its visitor limits",
+    params: embeds.embedPath,
+    handle: embeds.getEmbed,
+  }),
+  route({
+    ...common,
+    method: "PATCH",
+    path: "/v2/embeddings/{embed_id}",
+    summary: "Change an embed's visitor limits and allowed origins, or disable it",
+    params: embeds.embedPath,
+    body: embeds.updateEmbedBody,
+    handle: embeds.updateEmbed,
+  }),
 ];

@@ -1,3 +1,4 @@
+import { forVisitor } from "../embed/visitor-errors.js";
 import { route } from "../http/route.js";
 import * as images from "./avatar-images.js";
 import * as page from "./embed-page.js";
@@ -28,7 +29,8 @@ export const embedPageRoutes = [
     summary: "Mint a session token for a visitor of the embed's page (source EMBED)",
     auth: "none",
     rateLimit: "default",
-    cors: true,
+    cors: page.embedCorsOrigins,
+    errors: forVisitor,
     optionalBody: true,
     params: page.embedPagePath,
     body: page.embedSessionBody,

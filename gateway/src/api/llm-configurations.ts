@@ -1,3 +1,4 @@
+import { egressUrlProblem } from "@avatar/runtime";
 import type { RequestContext, RouteResult } from "../http/route.js";
 import { presentLlmConfiguration } from "../present/agents.js";
 import * as s from "../schema/index.js";
@@ -7,19 +8,28 @@ import { spaceOf } from "./principal.js";
 
 const displayName = () => s.string({ minLength: 1, maxLength: 255 });
 const modelName = () => s.string({ minLength: 1, maxLength: 255 });
+/** An OpenAI-compatible endpoint our servers call: http(s), no user info, no fragment (the egress rules). */
+const baseUrl = () =>
+  s.httpUrl().refine(
+    (url) => egressUrlProblem(url) === undefined,
+    (url) => `URL ${egressUrlProblem(url)}`,
+  );
 
 export const createLlmConfigurationBody = s.object("CreateLlmConfigurationRequest", {
   display_name: displayName(),
   model_name: modelName(),
   secret_id: s.uuid().describe("A secret of the space: the key sent to the endpoint."),
-  base_url: s.httpUrl().describe("An OpenAI-compatible chat-completions endpoint."),
+  base_url: baseUrl().describe(
+    "An OpenAI-compatible chat-completions endpoint (its API root). Our servers reach only public addresses " +
+      "there, or hosts the operator allowed; no user name, password or fragment.",
+  ),
 });
 
 export const updateLlmConfigurationBody = s.object("UpdateLlmConfigurationRequest", {
   display_name: displayName().nullable().optional(),
   model_name: modelName().nullable().optional(),
   secret_id: s.uuid().nullable().optional(),
-  base_url: s.httpUrl().nullable().optional(),
+  base_url: baseUrl().nullable().optional(),
 });
 
 export const llmConfigurationPath = s.path({ llm_configuration_id: s.uuid() });

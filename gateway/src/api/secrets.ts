@@ -1,4 +1,5 @@
 import { SecretType } from "@avatar/contracts/agents";
+import { MAX_SECRET_HOSTS, secretHostProblem } from "@avatar/runtime";
 import type { RequestContext, RouteResult } from "../http/route.js";
 import { presentSecret } from "../present/agents.js";
 import * as s from "../schema/index.js";
@@ -71,6 +72,20 @@ export const createSecretBody = new MaskedFieldSchema(
       .string({ minLength: 1, maxLength: 16_384 })
       .describe("The provider's key, of any of its regions. Stored encrypted; never returned."),
     secret_type: s.enumOf(SECRET_TYPES, { name: "SecretTypeEnum" }),
+    allowed_hosts: s
+      .array(
+        s.string({ minLength: 1, maxLength: 253 }).refine(
+          (host) => secretHostProblem(host) === undefined,
+          (host) => `host ${secretHostProblem(host)}`,
+        ),
+        { maxItems: MAX_SECRET_HOSTS },
+      )
+      .nullable()
+      .optional()
+      .describe(
+        "Hosts this key may be sent to besides its provider type's own endpoints (host names, or *.domain), " +
+          "e.g. the host of an LLM configuration's base_url. Without them the key goes only to its provider.",
+      ),
   }),
   "secret_value",
 );
@@ -87,6 +102,7 @@ export async function createSecret(
     secretName: ctx.body.secret_name,
     secretValue: ctx.body.secret_value,
     secretType: secretTypeValue[ctx.body.secret_type],
+    allowedHosts: ctx.body.allowed_hosts ?? [],
   });
   return { data: secret ? { id: secret.id, secret_name: secret.secretName } : null };
 }

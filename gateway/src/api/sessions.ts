@@ -1,6 +1,7 @@
-import { SessionListType } from "@avatar/contracts/sessions";
+import { type Session, SessionListType, SessionState } from "@avatar/contracts/sessions";
 import { END_REASONS, endReasonToProto } from "@avatar/runtime";
 import { SESSION_COOKIE } from "../auth/credentials.js";
+import { forVisitor } from "../embed/visitor-errors.js";
 import { HttpError } from "../http/http-error.js";
 import type { Principal, RequestContext, RouteResult } from "../http/route.js";
 import { paginated } from "../present/paginated.js";
@@ -18,9 +19,12 @@ export const sessionListQuery = s.query({
   ...pageQuery,
 });
 
+/** Epoch milliseconds, exact as integers up to 2^53 - 1 (and an int64 on the way to the service). */
+const timestamp = () => s.int({ ge: 0, le: Number.MAX_SAFE_INTEGER });
+
 export const transcriptQuery = s.query({
-  start_timestamp: s.int({ ge: 0 }).optional(),
-  end_timestamp: s.int({ ge: 0 }).optional(),
+  start_timestamp: timestamp().optional(),
+  end_timestamp: timestamp().optional(),
 });
 
 const sessionIdField = s.uuid().nullable().optional();
@@ -69,14 +73,38 @@ export function readScope(principal: Principal, sessionId: string): string {
   throw new HttpError(401, "Not authenticated");
 }
 
+/** Contract section 2: a session token stops working once its session has ended. */
+const tokenOfEndedSession = () =>
+  new HttpError(401, "Not authenticated: the session has ended and its token no longer works");
+
+function refuseEndedForToken(principal: Principal, session: Session | undefined): void {
+  if (principal.kind === "session" && session?.state === SessionState.ENDED) throw tokenOfEndedSession();
+}
+
+/**
+ * readScope, and for a session token (or cookie) also that its session has not ended: operations that
+ * do not read the session themselves look it up first.
+ */
+async function liveReadScope(ctx: Ctx<unknown, unknown, unknown>, sessionId: string): Promise<string> {
+  const spaceId = readScope(ctx.principal, sessionId);
+  if (ctx.principal.kind === "session") {
+    const { session } = await ctx.clients.sessions.getSession({ spaceId, sessionId });
+    refuseEndedForToken(ctx.principal, session);
+  }
+  return spaceId;
+}
+
 function apiKeySpace(principal: Principal): string {
   if (principal.kind !== "api_key") throw new HttpError(403, "This operation requires an API key");
   return principal.spaceId;
 }
 
-/** The session cookie: the browser that started a session may read it; Secure behind TLS. */
-function sessionCookie(token: string, baseUrl: string): string {
-  const secure = new URL(baseUrl).protocol === "https:" ? "; Secure" : "";
+/**
+ * The session cookie: the browser that started a session may read it. Secure when the caller came over
+ * HTTPS (its own TLS, or a trusted proxy's X-Forwarded-Proto / Forwarded) or the public address is https.
+ */
+function sessionCookie(token: string, https: boolean, baseUrl: string): string {
+  const secure = https || new URL(baseUrl).protocol === "https:" ? "; Secure" : "";
   return `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=None; Path=/${secure}`;
 }
 
@@ -85,9 +113,18 @@ export async function startSession(
 ): Promise<RouteResult> {
   const { principal } = ctx;
   if (principal.kind !== "session") throw new HttpError(403, "This operation requires a session token");
+  // A token minted with a key that has since been revoked starts nothing (embed tokens have no key).
+  if (principal.apiKeyId && (await ctx.apiKeyRevoked(principal.apiKeyId))) {
+    throw new HttpError(401, "The API key that minted this session token has been revoked");
+  }
   const target = lifecycleTarget(principal, ctx.body);
-  const res = await ctx.clients.sessions.startSession(target);
-  ctx.setCookie(sessionCookie(principal.token, ctx.baseUrl));
+  // A token minted without an API key is an embed visitor's: its failures are told in visitor words.
+  const res = await ctx.clients.sessions.startSession(target).catch((err: unknown) => {
+    if (principal.apiKeyId) throw err;
+    ctx.log.info("an embed visitor's start failed", { err });
+    throw forVisitor(err);
+  });
+  ctx.setCookie(sessionCookie(principal.token, ctx.https, ctx.baseUrl));
   return { data: presentStart(res, ctx.baseUrl) };
 }
 
@@ -135,6 +172,7 @@ export async function getSession(ctx: Ctx<s.Infer<typeof sessionPath>>): Promise
     spaceId: readScope(ctx.principal, sessionId),
     sessionId,
   });
+  refuseEndedForToken(ctx.principal, session);
   return { data: session ? presentSession(session) : null };
 }
 
@@ -144,7 +182,7 @@ export async function getTranscript(
   const sessionId = ctx.params.session_id;
   const { start_timestamp: start, end_timestamp: end } = ctx.query;
   const res = await ctx.clients.sessions.getTranscript({
-    spaceId: readScope(ctx.principal, sessionId),
+    spaceId: await liveReadScope(ctx, sessionId),
     sessionId,
     ...(start !== undefined ? { startTimestamp: BigInt(start) } : {}),
     ...(end !== undefined ? { endTimestamp: BigInt(end) } : {}),
@@ -155,7 +193,7 @@ export async function getTranscript(
 export async function deleteSessionEvents(ctx: Ctx<s.Infer<typeof sessionPath>>): Promise<RouteResult> {
   const sessionId = ctx.params.session_id;
   const res = await ctx.clients.sessions.deleteSessionEvents({
-    spaceId: readScope(ctx.principal, sessionId),
+    spaceId: await liveReadScope(ctx, sessionId),
     sessionId,
   });
   return {

@@ -1,12 +1,20 @@
 import { notAuthenticated, wrongCredential } from "../http/http-error.js";
 import type { AuthPolicy, Principal } from "../http/route.js";
-import type { ApiKeyAuthenticator } from "./api-keys.js";
+import type { ApiKeyAuthenticator, LookupGuard } from "./api-keys.js";
 import type { PresentedCredentials } from "./credentials.js";
 import type { SessionTokenVerifier } from "./session-tokens.js";
 
 export interface Authenticators {
   apiKeys: ApiKeyAuthenticator;
   sessionTokens: SessionTokenVerifier;
+}
+
+/** What authentication does about failures of the client it serves (the failed-auth budget). */
+export interface FailureGuard {
+  /** Around asking the tokens service about an API key it does not know: may refuse (throws). */
+  lookup: LookupGuard;
+  /** A session token turned out invalid (checked locally; API-key failures are counted by `lookup`). */
+  failed(): Promise<void>;
 }
 
 /**
@@ -17,17 +25,21 @@ export async function authenticate(
   policy: AuthPolicy,
   c: PresentedCredentials,
   auth: Authenticators,
+  guard?: FailureGuard,
 ): Promise<Principal> {
   if (policy === "none") return { kind: "anonymous" };
 
   const apiKey = async () => {
-    const principal = c.apiKey ? await auth.apiKeys.authenticate(c.apiKey) : null;
+    const principal = c.apiKey ? await auth.apiKeys.authenticate(c.apiKey, guard?.lookup) : null;
     if (!principal) throw notAuthenticated();
     return principal;
   };
   const session = async (token: string | undefined) => {
     const principal = token ? await auth.sessionTokens.verify(token) : null;
-    if (!principal) throw notAuthenticated();
+    if (!principal) {
+      if (token) await guard?.failed();
+      throw notAuthenticated();
+    }
     return principal;
   };
 

@@ -27,13 +27,20 @@ export function presentedCredentials(req: IncomingMessage, trust: ProxyTrust): P
 }
 
 /**
- * Who a request is counted against: the API key for backend calls, else the bearer session token, else the
- * session cookie, else the client IP. The kind prefix keeps the kinds apart.
+ * Who a request is counted against: a verified API key (by its id), else a verified session token or
+ * cookie (by its session), else the client IP. A credential that is absent, unchecked or invalid counts
+ * against the IP, so random values buy no budget of their own. The kind prefix keeps the kinds apart.
  */
-export function rateLimitIdentity(c: PresentedCredentials): string {
-  if (c.apiKey) return `key:${c.apiKey}`;
-  if (c.bearer) return `token:${c.bearer}`;
-  if (c.cookie) return `token:${c.cookie}`;
+export function rateLimitIdentity(
+  verified:
+    | { kind: "api_key"; apiKeyId: string }
+    | { kind: "session"; sessionId: string }
+    | { kind: "anonymous" }
+    | undefined,
+  c: PresentedCredentials,
+): string {
+  if (verified?.kind === "api_key") return `key:${verified.apiKeyId}`;
+  if (verified?.kind === "session") return `token:${verified.sessionId}`;
   return `ip:${c.clientIp}`;
 }
 

@@ -29,4 +29,9 @@ export class TtlCache<V> {
   delete(key: string): void {
     this.entries.delete(key);
   }
+
+  /** Drops every entry whose value matches. */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, e] of this.entries) if (matches(e.value)) this.entries.delete(key);
+  }
 }

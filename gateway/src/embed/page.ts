@@ -12,14 +12,6 @@ export interface EmbedPageOptions {
   vertical: boolean;
 }
 
-/**
- * Content-Security-Policy of the page: its own inline code only; the poster and calls to this origin;
- * the event socket (ws/wss). The WebRTC media itself is not governed by CSP.
- */
-export const EMBED_PAGE_CSP =
-  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; " +
-  "media-src 'self' blob:; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'";
-
 export function embedPage(options: EmbedPageOptions): string {
   // JSON in a script element: "<" is escaped so no value can close the element.
   const config = JSON.stringify({ embedId: options.embedId }).replaceAll("<", "\\u003c");

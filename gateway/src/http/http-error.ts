@@ -8,6 +8,8 @@ export class HttpError extends Error {
     message: string,
     readonly issues?: IssueInput[],
     readonly headers: Record<string, string> = {},
+    /** More fields of the error envelope (beside code, data and message). */
+    readonly fields?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "HttpError";

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { missing, type ParseResult, type ValidationIssue } from "../schema/issues.js";
 import { parseJsonBody } from "../schema/json-body.js";
+import { nulIssues, nulParamIssues } from "../schema/nul.js";
 import { readBody } from "./body.js";
 import { HttpError } from "./http-error.js";
 import type { Route } from "./route.js";
@@ -14,7 +15,8 @@ export interface ParsedRequest {
 /**
  * Validates path, query and body of a request together, as FastAPI does: all their issues come back in
  * one 422. A body that is not JSON stops there (json_invalid), like FastAPI. A route with an optional
- * body treats no body (or JSON null) as an empty object.
+ * body treats no body (or JSON null) as an empty object. A NUL character in any string of the request
+ * is refused first, for every route (schema/nul.ts).
  */
 export async function parseRequest(
   route: Route,
@@ -31,13 +33,18 @@ export async function parseRequest(
     return fallback;
   };
 
+  const nul = [...nulParamIssues(rawParams, "path"), ...nulParamIssues(search, "query")];
+  if (nul.length > 0) return { ok: false, issues: nul };
+  const text = route.textBody ? await readTextBody(req, route.textBody, maxBodyBytes) : undefined;
+  const decoded =
+    route.body && !route.textBody ? parseJsonBody(await readBody(req, maxBodyBytes)) : undefined;
+  if (decoded?.ok) nul.push(...nulIssues(decoded.value, ["body"]));
+  if (nul.length > 0) return { ok: false, issues: nul };
+
   const params = take(route.params?.parse(rawParams), rawParams as unknown);
   const query = take(route.query?.parse(search), {} as unknown);
-  let body: unknown;
-  if (route.textBody) {
-    body = await readTextBody(req, route.textBody, maxBodyBytes);
-  } else if (route.body) {
-    const decoded = parseJsonBody(await readBody(req, maxBodyBytes));
+  let body: unknown = text;
+  if (route.body && decoded) {
     const absent = decoded.ok ? decoded.value === null : decoded.reason === "empty";
     if (absent && route.optionalBody) {
       body = take(route.body.parse({}), undefined);

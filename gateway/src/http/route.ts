@@ -4,6 +4,7 @@ import type { ApiKeyPrincipal } from "../auth/api-keys.js";
 import type { SessionPrincipal } from "../auth/session-tokens.js";
 import type { RateLimitClass } from "../limits.js";
 import type { ParseResult } from "../schema/issues.js";
+import type { HttpError } from "./http-error.js";
 
 /**
  * Which credential an operation takes (contract section 2):
@@ -30,14 +31,25 @@ export interface RequestContext<P, Q, B> {
   /** The bus, for what is relayed to a session's pipeline worker (WHEP). */
   bus: Bus;
   log: Logger;
-  /** Absolute base URL of the public API as the caller reached it (for next/previous links). */
+  /** Absolute base URL of the public API (http/public-url.ts: never from an untrusted Host). */
   baseUrl: string;
+  /** The caller reached us over HTTPS (its own TLS, or a trusted proxy that says so). */
+  https: boolean;
   /** The path and query the caller used, for pagination links. */
   url: URL;
   requestId: string;
   /** Cookies to set on the response. */
   setCookie(cookie: string): void;
+  /** True when the API key with this id has been revoked (or does not exist). */
+  apiKeyRevoked(apiKeyId: string): Promise<boolean>;
+  /** The browser's Origin header, if any. */
+  origin: string | undefined;
+  /** The browser says the request comes from a page of this service (Sec-Fetch-Site: same-origin). */
+  sameOrigin: boolean;
 }
+
+/** The origins allowed to call a route for the resource its path names ("*" for any). */
+export type CorsOrigins = (params: Record<string, string>, clients: Clients) => Promise<readonly string[]>;
 
 export interface RouteResult {
   status?: number;
@@ -56,8 +68,13 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   auth: AuthPolicy;
   /** Which of the interface's limits counts its requests (per credential, per second). */
   rateLimit: RateLimitClass;
-  /** Browsers may call it from any origin, with credentials. */
-  cors?: boolean;
+  /**
+   * Browsers may call it cross-origin: `true` from any origin with credentials; a function gives the
+   * origins allowed for this request's resource (an embed's), answered without credentials.
+   */
+  cors?: boolean | CorsOrigins;
+  /** Turns every failure of the route (the rate limit's 429 included) into what its callers may see. */
+  errors?: (err: unknown) => HttpError;
   params?: Parser<P, Record<string, string>>;
   query?: Parser<Q, URLSearchParams>;
   body?: Parser<B, unknown>;

@@ -79,11 +79,15 @@ export function clientAddress(req: IncomingMessage, trust: ProxyTrust): string {
   return nearest;
 }
 
-/** The scheme the client used, when a trusted proxy says so. */
+/**
+ * The scheme the client used, when a trusted proxy says so: X-Forwarded-Proto, else the standard
+ * Forwarded header's `proto` (RFC 7239; its first element is the client's side).
+ */
 export function forwardedProto(req: IncomingMessage, trust: ProxyTrust): string | undefined {
   const peer = unmapped(req.socket.remoteAddress ?? "");
   if (!peer || !trust.trusts(peer)) return undefined;
-  const proto = headerList(req, "x-forwarded-proto")[0]?.toLowerCase();
+  const standard = /(?:^|;)\s*proto\s*=\s*"?([A-Za-z]+)"?/i.exec(headerList(req, "forwarded")[0] ?? "")?.[1];
+  const proto = (headerList(req, "x-forwarded-proto")[0] ?? standard)?.toLowerCase();
   return proto === "http" || proto === "https" ? proto : undefined;
 }
 

@@ -138,6 +138,7 @@ export function presentSecret(s: Secret) {
     id: s.id,
     secret_name: s.secretName,
     secret_type: secretTypeName[s.secretType],
+    allowed_hosts: s.allowedHosts,
     created_at: isoTime(s.createdAt),
   };
 }
@@ -172,5 +173,9 @@ export function presentEmbed(e: Embed, baseUrl: string) {
     script,
     orientation: vertical ? "vertical" : "horizontal",
     video_settings: { quality: video.quality, encoding: video.codec },
+    max_concurrent_sessions: e.maxConcurrentSessions,
+    max_sessions_per_hour: e.maxSessionsPerHour,
+    allowed_origins: e.allowedOrigins,
+    is_disabled: e.isDisabled,
   };
 }

@@ -75,9 +75,10 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
     if (closing) return refuseUpgrade(socket, 503, "Service temporarily unavailable");
     if (!isWebSocketHandshake(req)) return refuseUpgrade(socket, 400, "Expected a WebSocket handshake");
 
+    // The upgrade takes no credential but its ticket: whatever headers it carries, it counts per IP.
     const credentials = presentedCredentials(req, proxyTrust(deps.config));
     const decision = await deps.limiter.hit({
-      credential: rateLimitIdentity(credentials),
+      credential: rateLimitIdentity(undefined, credentials),
       endpoint: `GET ${EVENTS_PATH}`,
       limit: limitOf("default", deps.config.RATE_LIMIT_PER_SECOND),
     });

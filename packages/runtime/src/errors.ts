@@ -60,6 +60,10 @@ export const forbidden = (message: string, detail?: DetailInput) =>
 export const insufficientCredits = (message = "Insufficient credits") =>
   domainError(Code.ResourceExhausted, message, { reason: "INSUFFICIENT_CREDITS" });
 
+/** A limit an owner set is reached (ResourceExhausted, told apart from credits by its reason). */
+export const limitReached = (message: string, reason: string) =>
+  domainError(Code.ResourceExhausted, message, { reason });
+
 /** 422: validation entries in the public shape. */
 export function validationFailed(issues: IssueInput[]): ConnectError {
   return domainError(Code.InvalidArgument, issues[0]?.msg ?? "Validation failed", {

@@ -13,6 +13,7 @@ import type { Logger } from "./log.js";
 import { meterCalled, meterServed } from "./metrics/connect.js";
 import type { ServiceApp } from "./server.js";
 import { callersOf } from "./service-callers.js";
+import { serviceError } from "./service-errors.js";
 import type { CallerName } from "./service-identity.js";
 import { inSpan, SERVICE_ATTRIBUTE } from "./tracing/spans.js";
 
@@ -22,8 +23,7 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
  * The services that run in this process (the one-process suite), called as functions instead of over
  * loopback HTTP: no sockets, no encoding, no HTTP parsing per call. Each call builds its request message
  * and a handler context as a Connect server would, and answers the response message a client would
- * get. Errors keep their Connect semantics: a ConnectError reaches the caller as it was thrown, anything
- * else is logged and becomes a bare internal error, as the services' server interceptors do. The
+ * get. Errors are what the services' server interceptors make of them (service-errors.ts). The
  * caller's request id needs no header: the call runs in the caller's log context, and each call is a
  * span of the called service in the caller's trace, and counted on both sides, as a call over HTTP would be.
  * Each client is made for one caller, and a call from a caller not on the RPC's allow-list
@@ -93,14 +93,7 @@ export class InProcessServices {
             (await fn.call(impl, create(method.input, request), context)) as never,
           );
         } catch (err) {
-          if (!(err instanceof ConnectError)) {
-            this.log.error("rpc failed unexpectedly", { procedure: label, err });
-            throw new ConnectError("internal error", Code.Internal);
-          }
-          if (err.code === Code.Internal || err.code === Code.Unknown) {
-            this.log.error("rpc failed", { procedure: label, err });
-          }
-          throw err;
+          throw serviceError(err, this.log, label);
         }
       };
       const served = () => this.names.get(service.typeName) ?? service.typeName;

@@ -1,13 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { isDatabaseUnavailable } from "./db-errors.js";
 import type { Logger } from "./log.js";
 import { meterServedCalls } from "./metrics/connect.js";
 import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
 import { serveRequestId } from "./request-id.js";
 import { callersOf } from "./service-callers.js";
+import { serviceError } from "./service-errors.js";
 import { requireCaller, type ServiceIdentity } from "./service-identity.js";
 import { traceServedCalls } from "./tracing/connect.js";
 
@@ -25,25 +25,15 @@ export interface ServiceApp {
 
 /**
  * Unexpected errors are logged with their stack and reach the caller as a bare internal error; a
- * database that cannot be reached is Unavailable (temporary), whichever handler met it.
+ * database that cannot be reached is Unavailable (temporary), whichever handler met it, and a value the
+ * database refuses to store is the caller's invalid request (400).
  */
 function logUnexpected(log: Logger): Interceptor {
   return (next) => async (req) => {
     try {
       return await next(req);
     } catch (err) {
-      if (err instanceof ConnectError) {
-        if (err.code === Code.Internal || err.code === Code.Unknown) {
-          log.error("rpc failed", { procedure: req.url, err });
-        }
-        throw err;
-      }
-      if (isDatabaseUnavailable(err)) {
-        log.warn("rpc failed: the database is unavailable", { procedure: req.url, err });
-        throw new ConnectError("database unavailable", Code.Unavailable);
-      }
-      log.error("rpc failed unexpectedly", { procedure: req.url, err });
-      throw new ConnectError("internal error", Code.Internal);
+      throw serviceError(err, log, req.url);
     }
   };
 }

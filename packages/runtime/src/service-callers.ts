@@ -25,6 +25,8 @@ export const allowedCallers: CallerTable = {
     CreateApiKey: [operator],
     ListApiKeys: [operator],
     RevokeApiKey: [operator],
+    // A session token's start checks that the key that minted it is not revoked.
+    GetApiKey: ["gateway", operator],
     // The operator checks a key it was given (the suite's demo key) the way the gateway does.
     AuthenticateApiKey: ["gateway", operator],
     GetSigningKeys: ["gateway"],
@@ -100,6 +102,7 @@ export const allowedCallers: CallerTable = {
     DeleteLlmConfiguration: ["gateway"],
     CreateEmbed: ["gateway"],
     GetEmbed: ["gateway", "tokens"],
+    UpdateEmbed: ["gateway"],
   },
   memory: {
     CreateMemory: ["gateway"],

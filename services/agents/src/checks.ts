@@ -1,4 +1,4 @@
-import { invalidRequest, isUuid, notFound } from "@avatar/runtime";
+import { egressUrlProblem, invalidRequest, isUuid, notFound } from "@avatar/runtime";
 
 /**
  * Input checks of the service itself, for every caller (the gateway validates the public shapes first,
@@ -30,6 +30,13 @@ export function checkHttpUrl(value: string, field: string): string {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw invalidRequest(`${field} must be an http or https URL`, { field });
   }
+  return value;
+}
+
+/** A URL our servers will call (an LLM configuration's base_url): the egress guard's shape rules. */
+export function checkEgressUrl(value: string, field: string): string {
+  const problem = egressUrlProblem(value);
+  if (problem) throw invalidRequest(`${field} ${problem}`, { field });
   return value;
 }
 

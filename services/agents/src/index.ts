@@ -1,5 +1,11 @@
 import { AgentsService } from "@avatar/contracts/agents";
-import { type ServiceApp, type ServiceDeps, type ServiceModule, sealerFromEnv } from "@avatar/runtime";
+import {
+  readSecretDestinations,
+  type ServiceApp,
+  type ServiceDeps,
+  type ServiceModule,
+  sealerFromEnv,
+} from "@avatar/runtime";
 import { migrations } from "./migrations/index.js";
 import type { AgentsDatabase } from "./schema.js";
 import { agentsService } from "./service.js";
@@ -14,6 +20,7 @@ export async function build(deps: ServiceDeps<AgentsDatabase>): Promise<ServiceA
     catalog: deps.clients.catalog,
     sealer: sealerFromEnv("agents", deps.env, deps.log),
     log: deps.log,
+    destinations: readSecretDestinations(deps.env),
   });
   return { name: "agents", routes: (router) => router.service(AgentsService, service) };
 }

@@ -68,6 +68,8 @@ export interface SecretTable {
   sealed_value: string;
   /** The key that sealed it, so values under a retired key can be found and re-sealed. */
   key_id: string;
+  /** Hosts it may be sent to besides its provider's (host names or "*.domain"). */
+  allowed_hosts: ColumnType<string[], string[] | undefined, never>;
   created_at: CreatedAt;
 }
 
@@ -99,6 +101,12 @@ export interface EmbedTable {
   video_quality: VideoQualityName;
   video_encoding: VideoCodecName;
   created_at: CreatedAt;
+  max_concurrent_sessions: number;
+  max_sessions_per_hour: number;
+  /** Normalised origins, or "*". */
+  allowed_origins: string[];
+  is_disabled: boolean;
+  updated_at: UpdatedAt;
 }
 
 export type ContextRow = Selectable<ContextTable>;

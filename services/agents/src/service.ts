@@ -1,5 +1,12 @@
 import type { AgentsService } from "@avatar/contracts/agents";
-import { invalidRequest, isUuid, type Logger, type Sealer } from "@avatar/runtime";
+import {
+  invalidRequest,
+  isUuid,
+  type Logger,
+  readSecretDestinations,
+  type Sealer,
+  type SecretDestinations,
+} from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { contextRpcs } from "./contexts/service.js";
 import { embedRpcs } from "./embeds/service.js";
@@ -14,6 +21,8 @@ export interface AgentsServiceDeps {
   catalog: CatalogClient;
   sealer: Sealer;
   log: Logger;
+  /** Where each secret may be sent (the provider URLs of the environment); only bound hosts without it. */
+  destinations?: SecretDestinations;
 }
 
 type Impl = ServiceImpl<typeof AgentsService>;
@@ -25,7 +34,7 @@ export function agentsService(deps: AgentsServiceDeps): Impl {
     ...contextRpcs(deps.db),
     ...voiceAgentRpcs(resolve),
     ...secretRpcs(deps.db, deps.sealer, deps.log),
-    ...llmConfigurationRpcs(deps.db),
+    ...llmConfigurationRpcs(deps.db, deps.destinations ?? readSecretDestinations({})),
     ...embedRpcs(resolve),
   });
 }

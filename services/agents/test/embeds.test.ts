@@ -131,3 +131,77 @@ describe("embeds", () => {
     );
   });
 });
+
+describe("an embed's visitor limits, origins and disabling", () => {
+  const create = (extra: object = {}) => {
+    const avatar = s.catalog.addAvatar({ spaceId: SPACE_A });
+    return s.agents
+      .createEmbed({ spaceId: SPACE_A, avatarId: avatar.id, ...extra })
+      .then((r) => r.embed ?? expect.fail("no embed"));
+  };
+
+  it("takes the defaults, or the owner's values with origins normalised", async () => {
+    expect(await create()).toMatchObject({
+      maxConcurrentSessions: 3,
+      maxSessionsPerHour: 30,
+      allowedOrigins: [],
+      isDisabled: false,
+    });
+    expect(
+      await create({
+        maxConcurrentSessions: 7,
+        maxSessionsPerHour: 70,
+        allowedOrigins: ["HTTPS://Shop.Example:443", "https://shop.example", "*"],
+      }),
+    ).toMatchObject({
+      maxConcurrentSessions: 7,
+      maxSessionsPerHour: 70,
+      allowedOrigins: ["https://shop.example", "*"],
+    });
+  });
+
+  it("refuses limits out of bounds and entries that are not origins: 400 naming the field", async () => {
+    for (const [extra, field] of [
+      [{ maxConcurrentSessions: 0 }, "max_concurrent_sessions"],
+      [{ maxSessionsPerHour: 100_001 }, "max_sessions_per_hour"],
+      [{ allowedOrigins: ["https://shop.example/path"] }, "allowed_origins"],
+      [{ allowedOrigins: ["null"] }, "allowed_origins"],
+      [{ allowedOrigins: ["ftp://shop.example"] }, "allowed_origins"],
+      [{ allowedOrigins: Array.from({ length: 21 }, (_, i) => `https://h${i}.example`) }, "allowed_origins"],
+    ] as const) {
+      await expectFailure(create(extra), Code.InvalidArgument, field);
+    }
+  });
+
+  it("lets its owner change limits and origins and disable it; absent fields stay; others get 404", async () => {
+    const embed = await create({ allowedOrigins: ["https://a.example"] });
+    const { embed: changed } = await s.agents.updateEmbed({
+      spaceId: SPACE_A,
+      embedId: embed.id,
+      maxSessionsPerHour: 5,
+      isDisabled: true,
+    });
+    expect(changed).toMatchObject({
+      maxConcurrentSessions: 3,
+      maxSessionsPerHour: 5,
+      allowedOrigins: ["https://a.example"],
+      isDisabled: true,
+    });
+    const { embed: cleared } = await s.agents.updateEmbed({
+      spaceId: SPACE_A,
+      embedId: embed.id,
+      allowedOrigins: { origins: [] },
+    });
+    expect(cleared?.allowedOrigins).toEqual([]);
+    await expectFailure(
+      s.agents.updateEmbed({ spaceId: SPACE_B, embedId: embed.id, isDisabled: false }),
+      Code.NotFound,
+      "embed_id",
+    );
+    await expectFailure(
+      s.agents.updateEmbed({ spaceId: SPACE_A, embedId: MISSING, isDisabled: false }),
+      Code.NotFound,
+      "embed_id",
+    );
+  });
+});

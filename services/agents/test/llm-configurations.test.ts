@@ -27,12 +27,13 @@ beforeEach(async () => {
   await clearAgents(t.db);
 });
 
-async function secret(spaceId = SPACE_A): Promise<string> {
+async function secret(spaceId = SPACE_A, allowedHosts = ["llm.internal"]): Promise<string> {
   const { secret } = await s.agents.createSecret({
     spaceId,
     secretName: "k",
     secretValue: "sk-1",
     secretType: SecretType.VENDORB_API_KEY,
+    allowedHosts,
   });
   return secret?.id ?? expect.fail("no secret");
 }
@@ -105,7 +106,14 @@ describe("LLM configurations", () => {
 
   it("takes http and https base URLs only, and names within 255 characters", async () => {
     const base = await input();
-    for (const baseUrl of ["ftp://llm.example", "not a url", ""]) {
+    for (const baseUrl of [
+      "ftp://llm.example",
+      "not a url",
+      "",
+      "https://user:pw@llm.example/v1",
+      "https://llm.example/v1#",
+      "https://llm.example/v1#x",
+    ]) {
       await expectFailure(
         s.agents.createLlmConfiguration({ ...base, baseUrl }),
         Code.InvalidArgument,
@@ -122,6 +130,51 @@ describe("LLM configurations", () => {
       Code.InvalidArgument,
       "model_name",
     );
+  });
+
+  it("sends a secret only to its provider's hosts or the hosts bound to it (400 on base_url otherwise)", async () => {
+    const unbound = await secret(SPACE_A, []);
+    const base = await input();
+    // The operator's vendorB endpoint is on api.example.com: a vendorB key may go there.
+    await s.agents.createLlmConfiguration({
+      ...base,
+      secretId: unbound,
+      baseUrl: "https://api.example.com/v2",
+    });
+    for (const baseUrl of [
+      "http://llm.internal:8000/v1",
+      "https://attacker.example/v1",
+      "http://127.0.0.1:7001/",
+    ]) {
+      await expectFailure(
+        s.agents.createLlmConfiguration({ ...base, secretId: unbound, baseUrl }),
+        Code.InvalidArgument,
+        "base_url",
+      );
+    }
+    // A bound host: accepted; moving the configuration, or swapping its secret, is checked again.
+    const { llmConfiguration } = await s.agents.createLlmConfiguration(base);
+    const id = llmConfiguration?.id ?? "";
+    await expectFailure(
+      s.agents.updateLlmConfiguration({
+        spaceId: SPACE_A,
+        llmConfigurationId: id,
+        baseUrl: "https://x.example/",
+      }),
+      Code.InvalidArgument,
+      "base_url",
+    );
+    await expectFailure(
+      s.agents.updateLlmConfiguration({ spaceId: SPACE_A, llmConfigurationId: id, secretId: unbound }),
+      Code.InvalidArgument,
+      "base_url",
+    );
+    const wildcard = await secret(SPACE_A, ["*.models.example"]);
+    await s.agents.createLlmConfiguration({
+      ...base,
+      secretId: wildcard,
+      baseUrl: "https://eu.models.example/v1",
+    });
   });
 
   it("answers another space's configuration like a missing one", async () => {

@@ -41,6 +41,49 @@ const store = (spaceId = SPACE_A, secretValue = VALUE, secretType = SecretType.V
     .createSecret({ spaceId, secretName: "Production key", secretValue, secretType })
     .then((r) => r.secret ?? expect.fail("no secret"));
 
+describe("hosts bound to a secret (allowed_hosts)", () => {
+  it("are kept in lower case without duplicates and come back with the record and its reveal", async () => {
+    const { secret } = await s.agents.createSecret({
+      spaceId: SPACE_A,
+      secretName: "k",
+      secretValue: VALUE,
+      secretType: SecretType.VENDORB_API_KEY,
+      allowedHosts: ["LLM.example.com", "llm.example.com", "*.models.example"],
+    });
+    expect(secret?.allowedHosts).toEqual(["llm.example.com", "*.models.example"]);
+    const revealed = await s.agents.revealSecret({ spaceId: SPACE_A, secretId: secret?.id ?? "" });
+    expect(revealed.secret?.allowedHosts).toEqual(["llm.example.com", "*.models.example"]);
+    expect((await s.agents.listSecrets({ spaceId: SPACE_A })).secrets[0]?.allowedHosts).toEqual([
+      "llm.example.com",
+      "*.models.example",
+    ]);
+  });
+
+  it("refuse anything but host names: 400 naming allowed_hosts", async () => {
+    for (const allowedHosts of [
+      ["https://llm.example.com"],
+      ["llm.example.com:8000"],
+      ["llm.example.com/v1"],
+      ["user@llm.example.com"],
+      [""],
+      ["*."],
+      Array.from({ length: 21 }, (_, i) => `h${i}.example`),
+    ]) {
+      await expectFailure(
+        s.agents.createSecret({
+          spaceId: SPACE_A,
+          secretName: "k",
+          secretValue: VALUE,
+          secretType: SecretType.VENDORB_API_KEY,
+          allowedHosts,
+        }),
+        Code.InvalidArgument,
+        "allowed_hosts",
+      );
+    }
+  });
+});
+
 describe("storing", () => {
   it("answers the record without the value, and seals the value at rest under the secret's id", async () => {
     const secret = await store();

@@ -9,7 +9,14 @@ import {
   type Voice,
   VoiceSchema,
 } from "@avatar/contracts/catalog";
-import { createSealer, errorDetailOf, type Logger, notFound, type Sealer } from "@avatar/runtime";
+import {
+  createSealer,
+  errorDetailOf,
+  type Logger,
+  notFound,
+  readSecretDestinations,
+  type Sealer,
+} from "@avatar/runtime";
 import {
   callDirectly,
   collectingLogger,
@@ -120,12 +127,20 @@ export interface DirectService {
   lines: string[];
 }
 
+/** The operator's vendorB endpoint in these tests: vendorB keys may go to its host. */
+export const TEST_DESTINATIONS = readSecretDestinations({
+  PROVIDER_VENDORB_URL: "https://api.example.com/v1",
+});
+
 export function directService(db: Kysely<AgentsDatabase>): DirectService {
   const catalog = new FakeCatalog();
   const { sealer } = testSealer();
   const { log, lines } = collectingLogger();
   return {
-    agents: callDirectly(AgentsService, agentsService({ db, catalog: catalog.client(), sealer, log })),
+    agents: callDirectly(
+      AgentsService,
+      agentsService({ db, catalog: catalog.client(), sealer, log, destinations: TEST_DESTINATIONS }),
+    ),
     catalog,
     sealer,
     log,

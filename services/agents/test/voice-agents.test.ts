@@ -205,7 +205,7 @@ describe("configuration that does not fit", () => {
       displayName: "l",
       modelName: "m",
       secretId: theirSecret,
-      baseUrl: "https://llm.example/v1",
+      baseUrl: "https://api.example.com/v1",
     });
     const cases: [object, string][] = [
       [managed({ voiceId: theirVoice.id }), "agent_configuration.voice_id"],

@@ -1,6 +1,14 @@
 import type { Subscription } from "@avatar/bus";
 import { MemoryService } from "@avatar/contracts/memory";
-import { OutboxPublisher, type ServiceApp, type ServiceDeps, type ServiceModule } from "@avatar/runtime";
+import {
+  createEgressFetch,
+  OutboxPublisher,
+  readEgressPolicy,
+  readSecretDestinations,
+  type ServiceApp,
+  type ServiceDeps,
+  type ServiceModule,
+} from "@avatar/runtime";
 import { readMemoryConfig } from "./config.js";
 import { consumeSessionEnded } from "./consumer.js";
 import type { MemoryContext } from "./context.js";
@@ -35,6 +43,8 @@ export async function build(deps: ServiceDeps<MemoryDatabase>): Promise<ServiceA
       log: deps.log,
       preferredLlmName: config.MEMORY_LLM_CONFIGURATION_NAME,
       llmTimeoutMs: config.MEMORY_LLM_TIMEOUT_MS,
+      egress: createEgressFetch(readEgressPolicy(deps.env)),
+      destinations: readSecretDestinations(deps.env),
       agents: {
         listLlmConfigurations: (req) => deps.clients.agents.listLlmConfigurations(req),
         revealSecret: (req) => deps.clients.agents.revealSecret(req),

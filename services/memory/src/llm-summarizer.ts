@@ -3,6 +3,14 @@ import type {
   LlmConfiguration,
   RevealSecretResponse,
 } from "@avatar/contracts/agents";
+import { SecretType } from "@avatar/contracts/agents";
+import {
+  appendPath,
+  EgressError,
+  type EgressFetch,
+  type SecretDestinations,
+  scrubSecrets,
+} from "@avatar/runtime";
 import { formatTranscript, type TranscriptLine } from "./transcript-lines.js";
 
 /**
@@ -27,6 +35,8 @@ export interface ChatModel {
 
 export interface ChatOptions {
   timeoutMs: number;
+  /** The checked fetch (egress guard): a configuration's base_url reaches only allowed addresses. */
+  fetch: EgressFetch;
   /** The transcript sent to the model is cut to this many characters (its start and end kept). */
   maxTranscriptChars?: number;
   /** Longest summary kept from the model's answer. */
@@ -40,10 +50,15 @@ export const SUMMARY_INSTRUCTIONS = [
   "Do not add anything that is not in the conversation.",
 ].join(" ");
 
-/** The space's model, when it has an LLM configuration whose secret can be revealed; undefined otherwise. */
+/**
+ * The space's model, when it has an LLM configuration whose secret can be revealed; undefined otherwise.
+ * A ChatCompletionError when the secret may not be sent to the configuration's base_url (finding 2 of
+ * the security review: only to its provider's hosts or the hosts bound to it).
+ */
 export async function findSpaceModel(
   agents: AgentsReader,
   spaceId: string,
+  destinations: SecretDestinations,
   preferredName?: string,
 ): Promise<ChatModel | undefined> {
   const { llmConfigurations } = await agents.listLlmConfigurations({ spaceId });
@@ -51,8 +66,15 @@ export async function findSpaceModel(
     (preferredName ? llmConfigurations.find((c) => c.displayName === preferredName) : undefined) ??
     llmConfigurations[0];
   if (!chosen?.baseUrl || !chosen.modelName || !chosen.secretId) return undefined;
-  const { secretValue } = await agents.revealSecret({ spaceId, secretId: chosen.secretId });
+  const { secretValue, secret } = await agents.revealSecret({ spaceId, secretId: chosen.secretId });
   if (!secretValue) return undefined;
+  const binding = {
+    secretType: secret?.secretType ?? SecretType.UNSPECIFIED,
+    allowedHosts: secret?.allowedHosts ?? [],
+  };
+  if (!destinations.allows(binding, chosen.baseUrl)) {
+    throw new ChatCompletionError("the configuration's secret may not be sent to its base_url's host");
+  }
   return {
     configurationId: chosen.id,
     baseUrl: chosen.baseUrl.replace(/\/+$/, ""),
@@ -84,7 +106,7 @@ export async function chatCompletionSummary(
   };
   let res: Response;
   try {
-    res = await fetch(`${model.baseUrl}/chat/completions`, {
+    res = await options.fetch(appendPath(model.baseUrl, "chat/completions"), {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -95,6 +117,7 @@ export async function chatCompletionSummary(
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (err) {
+    if (err instanceof EgressError) throw new ChatCompletionError(`base_url refused: ${err.message}`);
     const reason = err instanceof Error && err.name === "TimeoutError" ? "timed out" : "could not be reached";
     throw new ChatCompletionError(`chat completions endpoint ${reason}`, { cause: err });
   }
@@ -110,7 +133,8 @@ export async function chatCompletionSummary(
       cause: err,
     });
   }
-  const text = answerText(answer).replace(/\s+\n/g, "\n").trim();
+  // A model may echo what it was sent, the key included: nothing of it is stored (finding 2).
+  const text = scrubSecrets(answerText(answer), [model.apiKey]).replace(/\s+\n/g, "\n").trim();
   if (!text) throw new ChatCompletionError("chat completions answer holds no text");
   return cutSummary(text, options.maxSummaryChars ?? 1_500);
 }

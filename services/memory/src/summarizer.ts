@@ -1,4 +1,4 @@
-import type { Logger } from "@avatar/runtime";
+import type { EgressFetch, Logger, SecretDestinations } from "@avatar/runtime";
 import { extractiveSummary } from "./extractive-summarizer.js";
 import { type AgentsReader, chatCompletionSummary, findSpaceModel } from "./llm-summarizer.js";
 import type { TranscriptLine } from "./transcript-lines.js";
@@ -19,6 +19,10 @@ export interface SummarizerOptions {
   log: Logger;
   preferredLlmName?: string | undefined;
   llmTimeoutMs: number;
+  /** The egress guard every request to a configuration's base_url goes through. */
+  egress: EgressFetch;
+  /** Where each secret may be sent (its provider's hosts, or the hosts bound to it). */
+  destinations: SecretDestinations;
 }
 
 /**
@@ -31,9 +35,12 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
     async summarize(spaceId, lines) {
       if (agents) {
         try {
-          const model = await findSpaceModel(agents, spaceId, options.preferredLlmName);
+          const model = await findSpaceModel(agents, spaceId, options.destinations, options.preferredLlmName);
           if (model) {
-            const text = await chatCompletionSummary(model, lines, { timeoutMs: options.llmTimeoutMs });
+            const text = await chatCompletionSummary(model, lines, {
+              timeoutMs: options.llmTimeoutMs,
+              fetch: options.egress,
+            });
             return { text, source: "llm" };
           }
         } catch (err) {

@@ -3,7 +3,13 @@
  * SessionsService that knows GetSession and GetTranscript, and an AgentsService that knows
  * ListLlmConfigurations and RevealSecret. Everything else they are asked answers Unimplemented.
  */
-import { type AgentsService, type LlmConfiguration, LlmConfigurationSchema } from "@avatar/contracts/agents";
+import {
+  type AgentsService,
+  type LlmConfiguration,
+  LlmConfigurationSchema,
+  SecretSchema,
+  SecretType,
+} from "@avatar/contracts/agents";
 import { SessionMode } from "@avatar/contracts/common";
 import {
   type Session,
@@ -90,12 +96,14 @@ export class SessionsServiceDouble {
 /** LLM configurations and secrets of spaces, kept in memory. */
 export class AgentsServiceDouble {
   readonly configurations: LlmConfiguration[] = [];
-  readonly secrets = new Map<string, { spaceId: string; value: string }>();
+  readonly secrets = new Map<string, { spaceId: string; value: string; allowedHosts: string[] }>();
   revealCalls = 0;
 
   addConfiguration(
     fields: MessageInitShape<typeof LlmConfigurationSchema> & { spaceId: string; secretId: string },
     secretValue?: string,
+    /** The hosts the secret is bound to; the tests' model servers listen on 127.0.0.1. */
+    allowedHosts: string[] = ["127.0.0.1"],
   ): LlmConfiguration {
     const configuration = create(LlmConfigurationSchema, {
       id: crypto.randomUUID(),
@@ -105,7 +113,7 @@ export class AgentsServiceDouble {
     });
     this.configurations.push(configuration);
     if (secretValue !== undefined)
-      this.secrets.set(fields.secretId, { spaceId: fields.spaceId, value: secretValue });
+      this.secrets.set(fields.secretId, { spaceId: fields.spaceId, value: secretValue, allowedHosts });
     return configuration;
   }
 
@@ -119,7 +127,15 @@ export class AgentsServiceDouble {
         const secret = this.secrets.get(req.secretId);
         if (!secret || secret.spaceId !== req.spaceId)
           throw notFound("Secret not found", { field: "secret_id" });
-        return { secretValue: secret.value };
+        return {
+          secretValue: secret.value,
+          secret: create(SecretSchema, {
+            id: req.secretId,
+            spaceId: secret.spaceId,
+            secretType: SecretType.VENDORB_API_KEY,
+            allowedHosts: secret.allowedHosts,
+          }),
+        };
       },
     };
   }

@@ -1,4 +1,5 @@
 import { AgentsService } from "@avatar/contracts/agents";
+import { createEgressFetch, type EgressFetch, egressPolicy, readSecretDestinations } from "@avatar/runtime";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { extractiveSummary } from "../src/extractive-summarizer.js";
@@ -6,7 +7,15 @@ import { SUMMARY_INSTRUCTIONS } from "../src/llm-summarizer.js";
 import { createSummarizer, type Summarizer } from "../src/summarizer.js";
 import { type ChatServer, startChatServer } from "./chat-server.js";
 import { AgentsServiceDouble } from "./doubles.js";
-import { collectingLogger, linesOf, SPACE_A, SPACE_B, tripTranscript, uuid } from "./support.js";
+import {
+  collectingLogger,
+  linesOf,
+  loopbackEgress,
+  SPACE_A,
+  SPACE_B,
+  tripTranscript,
+  uuid,
+} from "./support.js";
 
 /** The language-model path against a local chat-completions server, and every way it falls back. */
 
@@ -31,7 +40,9 @@ afterEach(() => {
   expect(logs.lines.join("\n")).not.toContain(API_KEY);
 });
 
-function summarizer(options: { timeoutMs?: number; preferredName?: string } = {}): Summarizer {
+function summarizer(
+  options: { timeoutMs?: number; preferredName?: string; egress?: EgressFetch } = {},
+): Summarizer {
   agents = new AgentsServiceDouble();
   logs = collectingLogger();
   const client = createClient(
@@ -43,8 +54,63 @@ function summarizer(options: { timeoutMs?: number; preferredName?: string } = {}
     log: logs.log,
     llmTimeoutMs: options.timeoutMs ?? 10_000,
     preferredLlmName: options.preferredName,
+    egress: options.egress ?? loopbackEgress(),
+    destinations: readSecretDestinations({}),
   });
 }
+
+describe("the base_url goes through the egress guard", () => {
+  it("refuses a base_url on a loopback address the operator did not allow: no request, the extractive summary", async () => {
+    const s = summarizer({ egress: createEgressFetch(egressPolicy()) });
+    agents.addConfiguration(
+      { spaceId: SPACE_A, secretId: uuid(), baseUrl: chat.baseUrl, modelName: MODEL },
+      API_KEY,
+    );
+    expect(await s.summarize(SPACE_A, lines)).toEqual({
+      text: extractiveSummary(lines),
+      source: "extractive",
+    });
+    expect(chat.requests).toHaveLength(0);
+    expect(logs.lines.join("\n")).toContain("base_url refused");
+  });
+
+  it("refuses a base_url with user info or a fragment", async () => {
+    const s = summarizer();
+    const [scheme, rest] = chat.baseUrl.split("//");
+    agents.addConfiguration(
+      { spaceId: SPACE_A, secretId: uuid(), baseUrl: `${scheme}//user:pw@${rest}#`, modelName: MODEL },
+      API_KEY,
+    );
+    expect((await s.summarize(SPACE_A, lines)).source).toBe("extractive");
+    expect(chat.requests).toHaveLength(0);
+  });
+});
+
+describe("the configuration's secret (finding 2)", () => {
+  it("is never sent to a host the secret is not bound to: no request, the extractive summary", async () => {
+    const s = summarizer();
+    agents.addConfiguration(
+      { spaceId: SPACE_A, secretId: uuid(), baseUrl: chat.baseUrl, modelName: MODEL },
+      API_KEY,
+      [],
+    );
+    expect((await s.summarize(SPACE_A, lines)).source).toBe("extractive");
+    expect(chat.requests).toHaveLength(0);
+    expect(logs.lines.join("\n")).toContain("may not be sent");
+  });
+
+  it("echoed back by the model, as it is or JSON-escaped, is scrubbed before the summary is kept", async () => {
+    const s = summarizer();
+    agents.addConfiguration(
+      { spaceId: SPACE_A, secretId: uuid(), baseUrl: chat.baseUrl, modelName: MODEL },
+      API_KEY,
+    );
+    const escaped = [...API_KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    chat.behaviour = { kind: "answer", text: `The key is ${API_KEY}. Escaped: "${escaped}".` };
+    const summary = await s.summarize(SPACE_A, lines);
+    expect(summary).toEqual({ text: 'The key is [secret]. Escaped: "[secret]".', source: "llm" });
+  });
+});
 
 describe("with the space's language model", () => {
   it("sends the transcript to {base_url}/chat/completions with the model and the bearer key, and keeps the answer", async () => {
@@ -200,7 +266,12 @@ describe("falls back to the extractive summary", () => {
   });
 
   it("without an agents service at all", async () => {
-    const s = createSummarizer({ log: collectingLogger().log, llmTimeoutMs: 1000 });
+    const s = createSummarizer({
+      log: collectingLogger().log,
+      llmTimeoutMs: 1000,
+      egress: loopbackEgress(),
+      destinations: readSecretDestinations({}),
+    });
     logs = collectingLogger();
     expect(await s.summarize(SPACE_A, lines)).toEqual(extractive);
   });

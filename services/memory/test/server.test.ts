@@ -71,7 +71,7 @@ beforeAll(async () => {
     bus,
     log: logs.log,
     clients: createClients({ sessions: sessionsPeer.url, agents: agentsPeer.url }, testIdentity("memory")),
-    env: { MEMORY_LLM_TIMEOUT_MS: "10000" },
+    env: { MEMORY_LLM_TIMEOUT_MS: "10000", EGRESS_ALLOW: "127.0.0.1" },
     listening,
     identity: testIdentity("memory"),
     poolSize: 4,

@@ -1,7 +1,7 @@
 /** Shared setup of the memory tests: a migrated `memory` schema and a context wired to test doubles. */
 import { AgentsService } from "@avatar/contracts/agents";
 import { SessionsService, TranscriptEntrySchema } from "@avatar/contracts/sessions";
-import { errorDetailOf } from "@avatar/runtime";
+import { createEgressFetch, egressPolicy, errorDetailOf, readSecretDestinations } from "@avatar/runtime";
 import {
   callDirectly,
   collectingLogger,
@@ -71,6 +71,8 @@ export function harness(
       log: logs.log,
       llmTimeoutMs: options.llmTimeoutMs ?? 10_000,
       preferredLlmName: options.preferredLlmName,
+      egress: loopbackEgress(),
+      destinations: readSecretDestinations({}),
     }),
   };
   return { ctx, sessions, agents, logs };
@@ -119,3 +121,6 @@ export const tripTranscript: string[][] = [
 export function linesOf(rows: string[][]): TranscriptLine[] {
   return toLines(rows.map(([role, transcript]) => create(TranscriptEntrySchema, { role, transcript })));
 }
+
+/** The egress guard as an operator who allowed loopback would have it: the tests' model servers listen there. */
+export const loopbackEgress = () => createEgressFetch(egressPolicy({ allow: ["127.0.0.1"] }));

@@ -198,8 +198,15 @@ describe("failures keep the session running", () => {
     const error = await s.waitFor("error");
     expect(error).toMatchObject({
       sourceEventId: refused.eventId,
-      error: { type: "rate_limited", message: expect.stringContaining("429") },
+      error: {
+        type: "rate_limited",
+        message: expect.stringMatching(/limiting requests.* \(request id [0-9a-f-]{36}\)$/),
+      },
     });
+    // The provider's own words go to the log only, under the request id the client was given.
+    const message = (error.error as { message: string }).message;
+    const requestId = /request id ([0-9a-f-]{36})/.exec(message)?.[1];
+    expect(s.logLines.find((l) => l.includes(requestId ?? "-"))).toContain("429");
     expect(s.ofType("avatar.speak_started")).toEqual([]);
 
     chat.enqueue({ kind: "stream", pieces: ["Back again."] });

@@ -13,8 +13,14 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
  * Calls are counted so tests can see what was revealed.
  */
 export class FakeServices {
-  readonly secrets: { id: string; spaceId: string; type: SecretType; value: string; createdMs: number }[] =
-    [];
+  readonly secrets: {
+    id: string;
+    spaceId: string;
+    type: SecretType;
+    value: string;
+    createdMs: number;
+    allowedHosts: string[];
+  }[] = [];
   readonly llmConfigurations: {
     id: string;
     spaceId: string;
@@ -50,7 +56,10 @@ export class FakeServices {
           this.calls.push(`revealSecret ${req.secretId}`);
           const s = this.secrets.find((x) => x.id === req.secretId && x.spaceId === req.spaceId);
           if (!s) throw new ConnectError("Secret not found", Code.NotFound);
-          return { secret: { id: s.id, spaceId: s.spaceId, secretType: s.type }, secretValue: s.value };
+          return {
+            secret: { id: s.id, spaceId: s.spaceId, secretType: s.type, allowedHosts: s.allowedHosts },
+            secretValue: s.value,
+          };
         },
         getLlmConfiguration: (req) => {
           const c = this.llmConfigurations.find(
@@ -95,9 +104,15 @@ export class FakeServices {
     ) as unknown as Clients;
   }
 
-  addSecret(spaceId: string, type: SecretType, value: string, createdMs = Date.now()): string {
+  addSecret(
+    spaceId: string,
+    type: SecretType,
+    value: string,
+    createdMs = Date.now(),
+    allowedHosts: string[] = [],
+  ): string {
     const id = randomUUID();
-    this.secrets.push({ id, spaceId, type, value, createdMs });
+    this.secrets.push({ id, spaceId, type, value, createdMs, allowedHosts });
     return id;
   }
 

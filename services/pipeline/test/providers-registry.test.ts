@@ -190,12 +190,39 @@ describe("the language model", () => {
     const chosen = await providersFor(s2, {
       ...ENV,
       PROVIDER_VENDORB_URL: "http://127.0.0.1:9/v1",
+      // The operator allowed the self-hosted model's loopback address.
+      EGRESS_ALLOW: new URL(chat.baseUrl).host,
     }).languageModel();
     expect(chosen?.modelName).toBe("my-model-7b");
     const request = await ask(chosen?.model as LanguageModel, chosen?.modelName ?? "");
     expect(request?.headers.authorization).toBe("Bearer space-llm-key-123");
     expect(request?.body?.model).toBe("my-model-7b");
     expect(fakes.calls).toEqual([`revealSecret ${secretId}`]);
+  });
+
+  it("refuses a stored LLM configuration's base_url on loopback unless the operator allowed it", async () => {
+    const session = new RecordingSession({});
+    const secretId = fakes.addSecret(session.spaceId, SecretType.VENDORB_API_KEY, "space-llm-key-123");
+    const llmConfigurationId = fakes.addLlmConfiguration(session.spaceId, {
+      modelName: "my-model-7b",
+      baseUrl: chat.baseUrl,
+      secretId,
+    });
+    const chosen = await providersFor(
+      new RecordingSession({ llmConfigurationId }, session.spaceId),
+      ENV,
+    ).languageModel();
+    const before = chat.requests.length;
+    const model = chosen?.model as LanguageModel;
+    const stream = model.stream({ model: "my-model-7b", messages: [] });
+    const error = await (async () => {
+      for await (const _ of stream) return undefined;
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      kind: "bad_request",
+      message: expect.stringContaining("base_url refused"),
+    });
+    expect(chat.requests.length).toBe(before);
   });
 
   it("runs the managed model on the space's newest vendorB secret, else on the managed key", async () => {
@@ -247,6 +274,66 @@ describe("the language model", () => {
     const [a, b] = await Promise.all([p.languageModel(), p.languageModel()]);
     expect(a).toBe(b);
     expect(fakes.calls.filter((c) => c === "listSecrets")).toHaveLength(1);
+  });
+});
+
+describe("a secret goes only where it may (finding 2)", () => {
+  const llmSession = (allowedHosts: string[], vendorBUrl = "https://api.vendor-b.example/v1") => {
+    const session = new RecordingSession({});
+    const secretId = fakes.addSecret(
+      session.spaceId,
+      SecretType.VENDORB_API_KEY,
+      "space-llm-key-123",
+      Date.now(),
+      allowedHosts,
+    );
+    const llmConfigurationId = fakes.addLlmConfiguration(session.spaceId, {
+      modelName: "m",
+      baseUrl: chat.baseUrl,
+      secretId,
+    });
+    const env = { PROVIDER_VENDORB_URL: vendorBUrl, EGRESS_ALLOW: new URL(chat.baseUrl).host };
+    return providersFor(new RecordingSession({ llmConfigurationId }, session.spaceId), env);
+  };
+
+  it("an LLM configuration's key is not revealed to a base_url its secret is not bound to", async () => {
+    const before = chat.requests.length;
+    const error = await llmSession([])
+      .languageModel()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      kind: "unauthorized",
+      message: expect.stringContaining("may not be sent"),
+    });
+    expect(chat.requests.length).toBe(before);
+  });
+
+  it("a model echoing the key back, even split across pieces, never shows or stores it", async () => {
+    const chosen = await llmSession(["127.0.0.1"]).languageModel();
+    chat.enqueue({ kind: "stream", pieces: ["Your key is space-llm", "-key-", "123, right?"] });
+    let answer = "";
+    const model = chosen?.model as LanguageModel;
+    for await (const piece of model.stream({ model: "m", messages: [{ role: "user", content: "key?" }] })) {
+      answer += piece;
+    }
+    expect(answer).toBe("Your key is [secret], right?");
+  });
+
+  it("a LITE configuration naming a secret of another provider type does not send it there", async () => {
+    const session0 = new RecordingSession({});
+    const bKey = fakes.addSecret(session0.spaceId, SecretType.VENDORB_API_KEY, "vendor-b-key-0001");
+    const session = new RecordingSession(
+      { mode: SessionMode.LITE, lite: { vendorAAgent: { secretId: bKey, agentId: "agent-1" } } },
+      session0.spaceId,
+    );
+    const env = { PROVIDER_VENDORA_URL: "ws://localhost:9", PROVIDER_VENDORB_URL: "http://127.0.0.1:9/v1" };
+    const error = await providersFor(session, env)
+      .conversation()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      kind: "unauthorized",
+      message: expect.stringContaining("may not be sent"),
+    });
   });
 });
 

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { type SessionConfig, SessionConfigSchema, SessionSource } from "@avatar/contracts/common";
-import { SessionCreatedSchema } from "@avatar/contracts/sessions";
+import { type SessionCreated, SessionCreatedSchema } from "@avatar/contracts/sessions";
 import { invalidRequest, isUuid, topics } from "@avatar/runtime";
 import { create, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Insertable, type Kysely, sql } from "kysely";
+import { type Insertable, type Kysely, sql, type Transaction } from "kysely";
+import { admitEmbedSession } from "./embed-admission.js";
 import { creditRate } from "./ledger.js";
 import { modeFromProto, sessionToProto, sourceFromProto } from "./mapping.js";
 import * as repo from "./repository.js";
@@ -23,6 +24,8 @@ export interface NewSession {
   apiKeyId: string;
   config: SessionConfig | undefined;
   maxSessionDuration: number;
+  /** An embed visitor's session: created only when the embed's limits and the credits allow a start. */
+  embedAdmission?: { maxConcurrentSessions: number; maxSessionsPerHour: number } | undefined;
 }
 
 function optionalUuid(value: string, field: string): string | null {
@@ -62,6 +65,10 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
   if (!source) throw invalidRequest("config.source is not a known source", { field: "config.source" });
   const sandboxSeconds = Math.ceil(deps.settings.SESSION_SANDBOX_MAX_DURATION_MS / 1000);
   const now = deps.now();
+  const admission = input.embedAdmission;
+  if (admission && !embedId) {
+    throw invalidRequest("embed_admission needs config.embed_id", { field: "embed_admission" });
+  }
 
   const values = {
     id,
@@ -88,52 +95,24 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
     start_deadline_at: new Date(now.getTime() + deps.settings.SESSION_START_TIMEOUT_MS),
   } satisfies Insertable<SessionTable>;
 
-  // One statement, so one round trip: the row, its session.created notice and its bus event (outbox)
-  // are written together or not at all. The event is published by the next outbox run (the scheduler's
-  // tick): nothing waits for it, and a mint does not pay for a publishing transaction.
   const created = create(SessionCreatedSchema, { session: sessionToProto(storedRow(values), now) });
-  const row = await deps.db
-    .with("created", (db) =>
-      db
-        .insertInto("sessions")
-        .values(values)
-        .onConflict((oc) => oc.column("id").doNothing())
-        .returningAll(),
-    )
-    .with("notice", (db) =>
-      db
-        .insertInto("session_events")
-        .columns(["id", "session_id", "type", "payload", "created_at"])
-        .expression((eb) =>
-          eb
-            .selectFrom("created")
-            .select([
-              sql<string>`${randomUUID()}::uuid`.as("id"),
-              "created.id",
-              sql<string>`'session.created'`.as("type"),
-              sql<string>`'{}'::jsonb`.as("payload"),
-              sql<Date>`${now}::timestamptz`.as("created_at"),
-            ]),
-        ),
-    )
-    .with("announced", (db) =>
-      db
-        .insertInto("outbox")
-        .columns(["subject", "payload", "msg_id", "created_at"])
-        .expression((eb) =>
-          eb
-            .selectFrom("created")
-            .select([
-              sql<string>`${topics.sessionCreated.subject}`.as("subject"),
-              sql<Buffer>`${Buffer.from(toBinary(SessionCreatedSchema, created))}::bytea`.as("payload"),
-              sql<string>`${`${id}.created`}`.as("msg_id"),
-              sql<Date>`${now}::timestamptz`.as("created_at"),
-            ]),
-        ),
-    )
-    .selectFrom("created")
-    .selectAll()
-    .executeTakeFirst();
+  const row =
+    admission && embedId
+      ? // An embed's visitor: admitted (limits, credits) and inserted in one transaction, one embed at a time.
+        await deps.db.transaction().execute(async (trx) => {
+          // A retried create of a session that exists is answered below, not admitted twice.
+          if (await repo.findSession(trx, id)) return undefined;
+          await admitEmbedSession(trx, {
+            spaceId,
+            embedId,
+            creditRate: values.credit_rate,
+            maxConcurrentSessions: admission.maxConcurrentSessions,
+            maxSessionsPerHour: admission.maxSessionsPerHour,
+            now,
+          });
+          return insertCreated(trx, values, created, now);
+        })
+      : await insertCreated(deps.db, values, created, now);
   if (row) return row;
   // A retried create (the tokens service timed out waiting) answers the session it made.
   const existing = await repo.findSession(deps.db, id);
@@ -171,4 +150,59 @@ function storedRow(values: Insertable<SessionTable> & { state: "CREATED"; id: st
     config: JSON.parse(values.config as string) as unknown,
     due_at: values.start_deadline_at ?? null,
   } as SessionRow;
+}
+
+/**
+ * One statement, so one round trip: the row, its session.created notice and its bus event (outbox) are
+ * written together or not at all. The event is published by the next outbox run (the scheduler's tick):
+ * nothing waits for it, and a mint does not pay for a publishing transaction. Undefined when the id exists.
+ */
+function insertCreated(
+  db: Kysely<SessionsDatabase> | Transaction<SessionsDatabase>,
+  values: Insertable<SessionTable> & { id: string },
+  created: SessionCreated,
+  now: Date,
+): Promise<SessionRow | undefined> {
+  return db
+    .with("created", (db) =>
+      db
+        .insertInto("sessions")
+        .values(values)
+        .onConflict((oc) => oc.column("id").doNothing())
+        .returningAll(),
+    )
+    .with("notice", (db) =>
+      db
+        .insertInto("session_events")
+        .columns(["id", "session_id", "type", "payload", "created_at"])
+        .expression((eb) =>
+          eb
+            .selectFrom("created")
+            .select([
+              sql<string>`${randomUUID()}::uuid`.as("id"),
+              "created.id",
+              sql<string>`'session.created'`.as("type"),
+              sql<string>`'{}'::jsonb`.as("payload"),
+              sql<Date>`${now}::timestamptz`.as("created_at"),
+            ]),
+        ),
+    )
+    .with("announced", (db) =>
+      db
+        .insertInto("outbox")
+        .columns(["subject", "payload", "msg_id", "created_at"])
+        .expression((eb) =>
+          eb
+            .selectFrom("created")
+            .select([
+              sql<string>`${topics.sessionCreated.subject}`.as("subject"),
+              sql<Buffer>`${Buffer.from(toBinary(SessionCreatedSchema, created))}::bytea`.as("payload"),
+              sql<string>`${`${values.id}.created`}`.as("msg_id"),
+              sql<Date>`${now}::timestamptz`.as("created_at"),
+            ]),
+        ),
+    )
+    .selectFrom("created")
+    .selectAll()
+    .executeTakeFirst();
 }

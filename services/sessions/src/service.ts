@@ -99,6 +99,7 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
         apiKeyId: req.apiKeyId,
         config: req.config,
         maxSessionDuration: req.maxSessionDuration,
+        embedAdmission: req.embedAdmission,
       });
       return { session: present(row) };
     },

@@ -43,7 +43,7 @@ export async function build(
   return {
     name: "tokens",
     routes: (router) =>
-      router.service(TokensService, { ...tokensAdminService(deps.db, signer, spaces), ...mint }),
+      router.service(TokensService, { ...tokensAdminService(deps.db, signer, spaces, deps.bus), ...mint }),
   };
 }
 

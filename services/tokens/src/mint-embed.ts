@@ -7,7 +7,7 @@ import {
   VoiceAgentRefSchema,
 } from "@avatar/contracts/common";
 import { type MintEmbedSessionTokenRequest, MintSessionTokenRequestSchema } from "@avatar/contracts/tokens";
-import { notFound } from "@avatar/runtime";
+import { EMBED_DEFAULTS, forbidden, notFound } from "@avatar/runtime";
 import { create } from "@bufbuild/protobuf";
 import { type MintDeps, mintSessionToken } from "./mint.js";
 
@@ -19,6 +19,7 @@ import { type MintDeps, mintSessionToken } from "./mint.js";
 export async function mintEmbedSessionToken(deps: MintDeps, req: MintEmbedSessionTokenRequest) {
   const { embed } = await deps.clients.agents.getEmbed({ embedId: req.embedId });
   if (!embed) throw notFound("Embed not found", { field: "embed_id" });
+  if (embed.isDisabled) throw forbidden("The embed is disabled by its owner", { reason: "EMBED_DISABLED" });
   const language = req.language || embed.defaultLanguage || undefined;
   const request = create(SessionRequestSchema, {
     mode: SessionMode.FULL,
@@ -44,5 +45,13 @@ export async function mintEmbedSessionToken(deps: MintDeps, req: MintEmbedSessio
         }),
   });
   const mint = create(MintSessionTokenRequestSchema, { spaceId: embed.spaceId, request });
-  return mintSessionToken(deps, mint, { embedId: embed.id });
+  // The sessions service creates the session only within the embed's limits and with credits for a
+  // start: a visitor is never handed a session that cannot start (finding 4 of the security review).
+  return mintSessionToken(deps, mint, {
+    embedId: embed.id,
+    embedAdmission: {
+      maxConcurrentSessions: embed.maxConcurrentSessions || EMBED_DEFAULTS.maxConcurrentSessions,
+      maxSessionsPerHour: embed.maxSessionsPerHour || EMBED_DEFAULTS.maxSessionsPerHour,
+    },
+  });
 }

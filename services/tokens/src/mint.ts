@@ -5,7 +5,7 @@ import {
   SessionMode,
   SessionSource,
 } from "@avatar/contracts/common";
-import { SessionEndReason } from "@avatar/contracts/sessions";
+import { EmbedAdmissionSchema, SessionEndReason } from "@avatar/contracts/sessions";
 import type {
   MintSessionTokenRequest,
   MintSessionTokenResponse,
@@ -53,7 +53,10 @@ type Minted = Pick<MintSessionTokenResponse, "sessionId" | "sessionToken">;
 export async function mintSessionToken(
   deps: MintDeps,
   req: MintSessionTokenRequest,
-  origin: { embedId?: string } = {},
+  origin: {
+    embedId?: string;
+    embedAdmission?: { maxConcurrentSessions: number; maxSessionsPerHour: number };
+  } = {},
 ): Promise<Minted> {
   const request = req.request;
   if (!request) throw invalidRequest("request is required", { field: "request" });
@@ -98,6 +101,9 @@ export async function mintSessionToken(
       apiKeyId: req.apiKeyId,
       config,
       maxSessionDuration,
+      ...(origin.embedAdmission
+        ? { embedAdmission: create(EmbedAdmissionSchema, origin.embedAdmission) }
+        : {}),
     });
   } catch (err) {
     // The call may have failed after the record was written (a timeout): end it if it exists.

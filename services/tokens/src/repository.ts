@@ -42,6 +42,10 @@ export function listApiKeys(db: Db, spaceId: string): Promise<ApiKeyRow[]> {
     .execute();
 }
 
+export function findApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom("api_keys").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
 export function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
   return db
     .updateTable("api_keys")

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type { Bus } from "@avatar/bus";
 import { Tier, type TokensService } from "@avatar/contracts/tokens";
-import { invalidRequest, isUuid, notFound, unauthenticated } from "@avatar/runtime";
+import { announceApiKeyRevoked, invalidRequest, isUuid, notFound, unauthenticated } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
@@ -41,6 +42,7 @@ export function tokensAdminService(
   db: Kysely<TokensDatabase>,
   signer: SessionTokenSigner,
   spaces: Pick<SpaceLookup, "changed">,
+  bus: Bus,
 ): Partial<ServiceImpl<typeof TokensService>> {
   async function requireSpace(spaceId: string) {
     const space = isUuid(spaceId) ? await repo.findSpace(db, spaceId) : undefined;
@@ -142,6 +144,14 @@ export function tokensAdminService(
 
     async revokeApiKey(req) {
       const row = isUuid(req.apiKeyId) ? await repo.revokeApiKey(db, req.apiKeyId) : undefined;
+      if (!row) throw notFound("API key not found", { field: "api_key_id" });
+      // Gateways drop the key from their caches when they hear this (also when it was revoked before).
+      announceApiKeyRevoked(bus, { apiKeyId: row.id, spaceId: row.space_id });
+      return { apiKey: apiKeyToProto(row) };
+    },
+
+    async getApiKey(req) {
+      const row = isUuid(req.apiKeyId) ? await repo.findApiKey(db, req.apiKeyId) : undefined;
       if (!row) throw notFound("API key not found", { field: "api_key_id" });
       return { apiKey: apiKeyToProto(row) };
     },

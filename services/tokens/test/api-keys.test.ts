@@ -1,22 +1,24 @@
 import { createHash } from "node:crypto";
+import { createMemoryBus } from "@avatar/bus";
 import { ApiKeySchema, Tier, TokensService } from "@avatar/contracts/tokens";
-import { errorDetailOf } from "@avatar/runtime";
+import { errorDetailOf, onApiKeyRevoked } from "@avatar/runtime";
 import { callDirectly, type DirectCalls } from "@avatar/testkit";
 import { toJsonString } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { tokensAdminService } from "../src/service.js";
 import { cachedSpaces } from "../src/space-cache.js";
 import { clearTokens, failure, fixedApiKey, newSigner, openTokensDb, type TokensTestDb } from "./support.js";
 
 let t: TokensTestDb;
 let tokens: DirectCalls<typeof TokensService>;
+const bus = createMemoryBus();
 
 beforeAll(async () => {
   t = await openTokensDb();
   tokens = callDirectly(
     TokensService,
-    tokensAdminService(t.db, newSigner(t.db), cachedSpaces(t.db, undefined)),
+    tokensAdminService(t.db, newSigner(t.db), cachedSpaces(t.db, undefined), bus),
   );
 });
 afterAll(async () => {
@@ -38,6 +40,27 @@ async function newSpace(name = "Acme", tier = Tier.STARTER) {
   if (!res.space || !res.apiKey) throw new Error("createSpace returned no space or key");
   return { space: res.space, key: res.apiKey, secret: res.apiKeySecret };
 }
+
+describe("revocation", () => {
+  it("is announced on the bus, and the record by id shows it", async () => {
+    const { space, key, secret } = await newSpace();
+    const heard: { apiKeyId: string; spaceId: string }[] = [];
+    const sub = onApiKeyRevoked(bus, (r) => heard.push({ apiKeyId: r.apiKeyId, spaceId: r.spaceId }));
+    try {
+      expect((await tokens.getApiKey({ apiKeyId: key.id })).apiKey?.revokedAt).toBeUndefined();
+      await tokens.revokeApiKey({ apiKeyId: key.id });
+      await vi.waitFor(() => expect(heard).toEqual([{ apiKeyId: key.id, spaceId: space.id }]));
+      expect((await tokens.getApiKey({ apiKeyId: key.id })).apiKey?.revokedAt).toBeDefined();
+      await expectFailure(tokens.authenticateApiKey({ apiKey: secret }), Code.Unauthenticated);
+      await expectFailure(
+        tokens.getApiKey({ apiKeyId: "00000000-0000-4000-8000-000000000000" }),
+        Code.NotFound,
+      );
+    } finally {
+      await sub.unsubscribe();
+    }
+  });
+});
 
 describe("authenticateApiKey", () => {
   it("resolves the right key to its record and its space", async () => {

@@ -56,7 +56,10 @@ describe("TokensService over an in-process Connect transport", () => {
     const log = createLogger({ sink: () => {} });
     const transport = createRouterTransport(
       (router) =>
-        router.service(TokensService, tokensAdminService(t.db, signer, cachedSpaces(t.db, undefined))),
+        router.service(
+          TokensService,
+          tokensAdminService(t.db, signer, cachedSpaces(t.db, undefined), createMemoryBus()),
+        ),
       { router: { interceptors: connectInterceptors(log, "tokens") } },
     );
     client = createClient(TokensService, transport);

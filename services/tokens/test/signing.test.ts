@@ -1,3 +1,4 @@
+import { createMemoryBus } from "@avatar/bus";
 import { SessionMode } from "@avatar/contracts/common";
 import { type GetSigningKeysResponse, TokensService } from "@avatar/contracts/tokens";
 import { InvalidSessionTokenError, SESSION_TOKEN_ISSUER, verifySessionToken } from "@avatar/runtime";
@@ -37,7 +38,10 @@ beforeEach(async () => {
 });
 
 const service = () =>
-  callDirectly(TokensService, tokensAdminService(t.db, signer, cachedSpaces(t.db, undefined)));
+  callDirectly(
+    TokensService,
+    tokensAdminService(t.db, signer, cachedSpaces(t.db, undefined), createMemoryBus()),
+  );
 
 /** The key set a gateway builds from GetSigningKeys. */
 function keySet(res: GetSigningKeysResponse): JSONWebKeySet {

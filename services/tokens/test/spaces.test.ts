@@ -16,7 +16,7 @@ beforeAll(async () => {
   t = await openTokensDb();
   tokens = callDirectly(
     TokensService,
-    tokensAdminService(t.db, newSigner(t.db), cachedSpaces(t.db, undefined)),
+    tokensAdminService(t.db, newSigner(t.db), cachedSpaces(t.db, undefined), createMemoryBus()),
   );
 });
 afterAll(async () => {
@@ -191,7 +191,7 @@ describe("cached spaces (what minting reads)", () => {
     const bus = createMemoryBus();
     const here = cachedSpaces(t.db, bus);
     const there = cachedSpaces(t.db, bus);
-    const service = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db), here));
+    const service = callDirectly(TokensService, tokensAdminService(t.db, newSigner(t.db), here, bus));
     const { space } = await service.createSpace({ name: "Cached", tier: Tier.FREE });
     const id = space?.id ?? "";
     expect((await here.find(id))?.tier).toBe("free");

@@ -1,10 +1,10 @@
 import { lookup as dnsLookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
+import { cidrContains, isPublicIp, parseCidr, parseIp } from "@avatar/runtime";
 
 /**
- * Which addresses a webhook may be delivered to: public ones only. This is the one place that decides;
- * a shared egress guard (public addresses only, normalization, an operator allow-list) can replace
- * `resolveAllowed` wholesale, keeping its signature.
+ * Which addresses a webhook may be delivered to: public ones only, as the runtime's egress guard judges
+ * them (packages/runtime/src/egress), plus loopback when the operator allows it for development.
  *
  * The name is resolved here and the connection is made to the address that was checked (deliver.ts
  * passes it as the socket's lookup), so a name cannot resolve to a public address for the check and to
@@ -25,59 +25,23 @@ export interface EgressPolicy {
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
 
-const loopback = new BlockList();
-loopback.addSubnet("127.0.0.0", 8, "ipv4");
-loopback.addAddress("::1", "ipv6");
+const LOOPBACK = [parseCidr("127.0.0.0/8"), parseCidr("::1/128")].filter((c) => c !== undefined);
 
-/** Never a webhook's target: private, shared, link-local, multicast, reserved and documentation ranges. */
-const internal = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  internal.addSubnet(net, bits, "ipv4");
-}
-for (const [net, bits] of [
-  ["::", 128],
-  ["64:ff9b:1::", 48],
-  ["100::", 64],
-  ["2001:db8::", 32],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
-] as const) {
-  internal.addSubnet(net, bits, "ipv6");
-}
-
-/** Why an address may not be reached, or undefined when it may. */
+/**
+ * Why an address may not be reached, or undefined when it may: the runtime's egress guard decides what
+ * is public (runtime/egress/ip.ts: private, shared, link-local and metadata, multicast, reserved and
+ * documentation ranges, and every IPv6 form carrying such an IPv4 address are not); loopback only when
+ * the operator allows it.
+ */
 export function refusalOf(address: string, policy: EgressPolicy): string | undefined {
-  const family = isIP(address);
-  if (family === 0) return `${address} is not an IP address`;
-  let ip = address;
-  let type: "ipv4" | "ipv6" = family === 4 ? "ipv4" : "ipv6";
-  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) {
-    ip = mapped[1];
-    type = "ipv4";
-  }
-  if (loopback.check(ip, type)) {
+  const ip = parseIp(address);
+  if (!ip) return `${address} is not an IP address`;
+  const mapped = ip.version === 6 && ip.bytes.slice(0, 12).join() === "0,0,0,0,0,0,0,0,0,0,255,255";
+  const judged = mapped ? { version: 4 as const, bytes: ip.bytes.slice(12) } : ip;
+  if (LOOPBACK.some((range) => cidrContains(range, judged))) {
     return policy.allowLoopback ? undefined : `${address} is a loopback address`;
   }
-  if (internal.check(ip, type)) return `${address} is not a public address`;
+  if (!isPublicIp(judged)) return `${address} is not a public address`;
   return undefined;
 }
 

@@ -375,8 +375,22 @@ describe("egress", () => {
     ["fe80::1"],
     ["127.0.0.1"],
     ["::1"],
+    // IPv6 forms that carry an internal IPv4 address (the URL parser writes [::ffff:127.0.0.1] as the
+    // hex form), IPv4-compatible, NAT64, 6to4 and Teredo.
+    ["::ffff:7f00:1"],
+    ["[::ffff:7f00:1]"],
+    ["::ffff:a9fe:a9fe"],
+    ["::127.0.0.1"],
+    ["64:ff9b::a00:1"],
+    ["2002:7f00:1::1"],
+    ["2001::1"],
   ])("refuses %s", (address) => {
     expect(refusalOf(address, { allowLoopback: false })).toBeDefined();
+  });
+
+  it("judges a URL's host as the URL parser writes it", async () => {
+    const host = new URL("http://[::ffff:127.0.0.1]:8080/hook").hostname;
+    await expect(resolveAllowed(host, { allowLoopback: false })).rejects.toThrow("loopback");
   });
 
   it("allows public addresses, and loopback only when the operator allows it", () => {

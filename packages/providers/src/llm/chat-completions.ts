@@ -24,6 +24,14 @@ export interface ChatCompletionsOptions {
    * `max_completion_tokens`; most compatible servers take `max_tokens`. Default `max_tokens`.
    */
   maxTokensField?: "max_tokens" | "max_completion_tokens";
+  /**
+   * How the request is made; the global fetch by default. A customer-supplied base URL must come with a
+   * checked fetch (the runtime's egress guard), so the request can only reach where the operator allows.
+   */
+  fetch?: (
+    url: string,
+    init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal },
+  ) => Promise<Response>;
 }
 
 interface StreamChunk {
@@ -106,8 +114,11 @@ export class ChatCompletionsModel implements LanguageModel {
       accept: "text/event-stream",
     };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const url = `${this.options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
-    return fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal });
+    // The path goes onto the base URL's path; a query of the base URL stays a query.
+    const url = new URL(this.options.baseUrl);
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`;
+    const send = this.options.fetch ?? fetch;
+    return send(url.href, { method: "POST", headers, body: JSON.stringify(body), signal });
   }
 
   private parse(data: string): StreamChunk {

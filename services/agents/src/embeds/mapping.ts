@@ -23,5 +23,9 @@ export function embedToProto(row: EmbedRow): Embed {
     isSandbox: row.is_sandbox,
     videoSettings: { quality: qualityOf(row.video_quality), encoding: encodingOf(row.video_encoding) },
     createdAt: toTimestamp(row.created_at),
+    maxConcurrentSessions: row.max_concurrent_sessions,
+    maxSessionsPerHour: row.max_sessions_per_hour,
+    allowedOrigins: row.allowed_origins,
+    isDisabled: row.is_disabled,
   });
 }

@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { type AgentsService, EmbedOrientation } from "@avatar/contracts/agents";
 import { streamSettings } from "@avatar/media/video-settings";
-import { invalidRequest, isUuid } from "@avatar/runtime";
+import {
+  EMBED_BOUNDS,
+  EMBED_DEFAULTS,
+  embedOriginProblem,
+  invalidRequest,
+  isUuid,
+  normalizeEmbedOrigin,
+} from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { missingResource } from "../checks.js";
 import {
@@ -15,7 +22,29 @@ import {
 import { embedToProto } from "./mapping.js";
 import * as repo from "./repository.js";
 
-type EmbedRpcs = Pick<ServiceImpl<typeof AgentsService>, "createEmbed" | "getEmbed">;
+type EmbedRpcs = Pick<ServiceImpl<typeof AgentsService>, "createEmbed" | "getEmbed" | "updateEmbed">;
+
+/** A limit within its bounds (400 naming the field otherwise). */
+function checkLimit(value: number, field: string, bounds: { min: number; max: number }): number {
+  if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+    throw invalidRequest(`${field} must be an integer from ${bounds.min} to ${bounds.max}`, { field });
+  }
+  return value;
+}
+
+/** Allowed origins: each `*` or an http(s) origin, at most EMBED_BOUNDS.allowedOrigins, normalised. */
+function checkOrigins(origins: readonly string[]): string[] {
+  if (origins.length > EMBED_BOUNDS.allowedOrigins) {
+    throw invalidRequest(`allowed_origins takes at most ${EMBED_BOUNDS.allowedOrigins} origins`, {
+      field: "allowed_origins",
+    });
+  }
+  for (const origin of origins) {
+    const problem = embedOriginProblem(origin);
+    if (problem) throw invalidRequest(`allowed_origins: each entry ${problem}`, { field: "allowed_origins" });
+  }
+  return [...new Set(origins.map(normalizeEmbedOrigin))];
+}
 
 /**
  * An embed is a stored session recipe behind a web page anyone may open: an avatar with either a voice
@@ -69,7 +98,45 @@ export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
         is_sandbox: req.isSandbox,
         video_quality: video.quality,
         video_encoding: video.codec,
+        max_concurrent_sessions: checkLimit(
+          req.maxConcurrentSessions ?? EMBED_DEFAULTS.maxConcurrentSessions,
+          "max_concurrent_sessions",
+          EMBED_BOUNDS.maxConcurrentSessions,
+        ),
+        max_sessions_per_hour: checkLimit(
+          req.maxSessionsPerHour ?? EMBED_DEFAULTS.maxSessionsPerHour,
+          "max_sessions_per_hour",
+          EMBED_BOUNDS.maxSessionsPerHour,
+        ),
+        allowed_origins: checkOrigins(req.allowedOrigins),
+        is_disabled: false,
       });
+      return { embed: embedToProto(row) };
+    },
+
+    async updateEmbed(req) {
+      const id = isUuid(req.embedId) ? req.embedId.toLowerCase() : undefined;
+      const current = id ? await repo.findEmbed(db, id) : undefined;
+      if (!current || current.space_id !== req.spaceId) throw missingResource("Embed", "embed_id");
+      const changes: repo.EmbedChanges = {};
+      if (req.maxConcurrentSessions !== undefined) {
+        changes.max_concurrent_sessions = checkLimit(
+          req.maxConcurrentSessions,
+          "max_concurrent_sessions",
+          EMBED_BOUNDS.maxConcurrentSessions,
+        );
+      }
+      if (req.maxSessionsPerHour !== undefined) {
+        changes.max_sessions_per_hour = checkLimit(
+          req.maxSessionsPerHour,
+          "max_sessions_per_hour",
+          EMBED_BOUNDS.maxSessionsPerHour,
+        );
+      }
+      if (req.allowedOrigins) changes.allowed_origins = checkOrigins(req.allowedOrigins.origins);
+      if (req.isDisabled !== undefined) changes.is_disabled = req.isDisabled;
+      const row = await repo.updateEmbed(db, req.spaceId, current.id, changes);
+      if (!row) throw missingResource("Embed", "embed_id");
       return { embed: embedToProto(row) };
     },
 

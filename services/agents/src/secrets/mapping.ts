@@ -25,5 +25,6 @@ export function secretToProto(row: SecretRow): Secret {
     secretName: row.secret_name,
     secretType: secretTypeToProto[row.secret_type],
     createdAt: toTimestamp(row.created_at),
+    allowedHosts: row.allowed_hosts,
   });
 }

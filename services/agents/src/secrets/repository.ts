@@ -9,6 +9,7 @@ export interface SecretInput {
   secret_type: SecretTypeValue;
   sealed_value: string;
   key_id: string;
+  allowed_hosts: string[];
 }
 
 export function insertSecret(db: Db, input: SecretInput): Promise<SecretRow> {

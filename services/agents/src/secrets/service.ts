@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { AgentsService } from "@avatar/contracts/agents";
-import { invalidRequest, type Logger, type Sealer } from "@avatar/runtime";
+import {
+  invalidRequest,
+  type Logger,
+  MAX_SECRET_HOSTS,
+  type Sealer,
+  secretHostProblem,
+} from "@avatar/runtime";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { checkName, missingResource } from "../checks.js";
 import { limits } from "../limits.js";
@@ -34,6 +40,7 @@ export function secretRpcs(db: Db, sealer: Sealer, log: Logger): SecretRpcs {
         secret_type: secretType,
         sealed_value: sealer.seal(req.secretValue, id),
         key_id: sealer.currentKeyId,
+        allowed_hosts: checkHosts(req.allowedHosts),
       });
       return { secret: secretToProto(row) };
     },
@@ -74,4 +81,16 @@ function checkValue(value: string): void {
       field: "secret_value",
     });
   }
+}
+
+/** The hosts bound to a secret: each a host name (or *.domain), at most MAX_SECRET_HOSTS, lower case. */
+function checkHosts(hosts: readonly string[]): string[] {
+  if (hosts.length > MAX_SECRET_HOSTS) {
+    throw invalidRequest(`allowed_hosts takes at most ${MAX_SECRET_HOSTS} hosts`, { field: "allowed_hosts" });
+  }
+  for (const host of hosts) {
+    const problem = secretHostProblem(host);
+    if (problem) throw invalidRequest(`allowed_hosts: each host ${problem}`, { field: "allowed_hosts" });
+  }
+  return [...new Set(hosts.map((h) => h.toLowerCase()))];
 }

@@ -1,6 +1,7 @@
 import { ProviderError } from "@avatar/providers";
 import { countProviderError } from "../metrics/pipeline-metrics.js";
 import type { SessionContext } from "../realtime/mode.js";
+import { publicFailure } from "../realtime/provider-failure.js";
 
 /**
  * How a failure reaches the client. `error` when something the client asked for (or the avatar's
@@ -30,17 +31,8 @@ export function reportFailure(
 ): void {
   const sourceEventId = options.sourceEventId ?? null;
   countProviderError(err);
-  let type: string;
-  let message: string;
-  if (err instanceof ProviderError) {
-    type = TYPES[err.kind];
-    message = `${what} failed: ${err.message}`;
-    ctx.log.warn(message, { provider: err.provider, kind: err.kind });
-  } else {
-    type = "internal_error";
-    message = `${what} failed`;
-    ctx.log.error(message, { err });
-  }
+  const type = err instanceof ProviderError ? TYPES[err.kind] : "internal_error";
+  const message = publicFailure(ctx.log, what, err);
   if (options.severity === "error") ctx.sendError(type, message, sourceEventId);
   else ctx.sendWarning(type, message, sourceEventId);
 }

@@ -4,6 +4,7 @@ import { ProviderError } from "@avatar/providers";
 import { countProviderError } from "../metrics/pipeline-metrics.js";
 import type { SessionProviders } from "../providers/session-providers.js";
 import type { SessionContext } from "../realtime/mode.js";
+import { publicFailure } from "../realtime/provider-failure.js";
 
 /** Where the agent's output goes in the LITE session. */
 export interface ConversationSink {
@@ -140,15 +141,11 @@ export class ConversationLink {
 
   private report(err: unknown): void {
     countProviderError(err);
-    if (err instanceof ProviderError) {
-      if (err.kind === "rate_limited") {
-        this.ctx.sendWarning("provider_rate_limited", `${err.provider}: ${err.message}`);
-      } else {
-        this.ctx.sendError("provider_error", `${err.provider}: ${err.message}`);
-      }
-      return;
+    const message = publicFailure(this.ctx.log, "the session's agent", err);
+    if (err instanceof ProviderError && err.kind === "rate_limited") {
+      this.ctx.sendWarning("provider_rate_limited", message);
+    } else {
+      this.ctx.sendError("provider_error", message);
     }
-    this.ctx.log.warn("agent failed", { err });
-    this.ctx.sendError("provider_error", "the session's agent failed");
   }
 }

@@ -1,6 +1,6 @@
 import type { SessionConfig } from "@avatar/contracts/common";
 import type { LocalEspeakSynthesizer } from "@avatar/providers";
-import type { Clients, Logger } from "@avatar/runtime";
+import type { Clients, EgressFetch, Logger } from "@avatar/runtime";
 import type { Endpoint, ProviderName, ProviderSettings } from "./settings.js";
 import { type Key, SECRET_TYPES, type SpaceKeys } from "./space-keys.js";
 
@@ -14,6 +14,8 @@ export interface Choice {
   readonly log: Logger;
   /** Key values known to this session (managed and revealed): scrubbed from every provider error. */
   readonly secrets: Set<string>;
+  /** The checked fetch for customer-supplied URLs (an LLM configuration's base_url). */
+  readonly egress: EgressFetch;
   /** The process's local synthesizer (created on first use). */
   readonly local: () => LocalEspeakSynthesizer;
   /** Tells the client the session runs degraded (a `warning` event) and logs it. */
@@ -32,7 +34,7 @@ export async function accessTo(choice: Choice, name: ProviderName): Promise<Acce
   const type = (
     SECRET_TYPES as Partial<Record<ProviderName, (typeof SECRET_TYPES)[keyof typeof SECRET_TYPES]>>
   )[name];
-  const own = type === undefined ? undefined : await choice.keys.ofType(type);
+  const own = type === undefined ? undefined : await choice.keys.ofType(type, endpoint.url);
   if (own) return { endpoint, key: own };
   if (endpoint.managedKey) return { endpoint, key: { value: endpoint.managedKey, source: "managed" } };
   return undefined;
@@ -47,5 +49,5 @@ export async function accessWithSecret(
 ): Promise<Access | undefined> {
   const endpoint = choice.settings.endpoints[name];
   if (!endpoint) return undefined;
-  return { endpoint, key: await choice.keys.named(secretId, provider) };
+  return { endpoint, key: await choice.keys.named(secretId, provider, endpoint.url) };
 }

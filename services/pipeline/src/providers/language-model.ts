@@ -1,4 +1,10 @@
-import { ChatCompletionsModel, type LanguageModel, ProviderError } from "@avatar/providers";
+import {
+  ChatCompletionsModel,
+  type ChatCompletionsOptions,
+  type LanguageModel,
+  ProviderError,
+} from "@avatar/providers";
+import { EgressError } from "@avatar/runtime";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { accessTo, type Choice } from "./choice.js";
 import { redactLanguageModel } from "./redact.js";
@@ -69,17 +75,21 @@ async function fromConfiguration(choice: Choice, id: string): Promise<ChosenMode
       `the LLM configuration ${id} no longer exists`,
       "bad_request",
     );
-  const key = stored.secretId ? await choice.keys.named(stored.secretId, "llm-configuration") : undefined;
+  const key = stored.secretId
+    ? await choice.keys.named(stored.secretId, "llm-configuration", stored.baseUrl)
+    : undefined;
   choice.log.info("language model chosen", {
     provider: "llm-configuration",
     llm_configuration_id: id,
     model: stored.modelName,
     key: key?.source ?? "none",
   });
+  // A customer's URL: only through the egress guard (public addresses, or what the operator allowed).
   const model = new ChatCompletionsModel({
     baseUrl: stored.baseUrl,
     apiKey: key?.value,
     name: "llm-configuration",
+    fetch: guardedFetch(choice),
   });
   return { model: redactLanguageModel(model, choice.secrets), modelName: stored.modelName };
 }
@@ -94,5 +104,23 @@ function local(choice: Choice, why: string): ChosenModel | null {
   return {
     model: new ChatCompletionsModel({ baseUrl: endpoint.url, name: "local-llm" }),
     modelName: endpoint.model,
+  };
+}
+
+/** The egress guard as the chat-completions client calls fetch; its refusals become ProviderErrors. */
+function guardedFetch(choice: Choice): ChatCompletionsOptions["fetch"] {
+  return async (url, init) => {
+    try {
+      return await choice.egress(url, init);
+    } catch (err) {
+      if (err instanceof EgressError) {
+        throw new ProviderError(
+          "llm-configuration",
+          `llm-configuration: base_url refused: ${err.message}`,
+          "bad_request",
+        );
+      }
+      throw err;
+    }
   };
 }

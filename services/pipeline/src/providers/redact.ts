@@ -10,23 +10,18 @@ import {
   type SpeechRecognizer,
   type SpeechSynthesizer,
 } from "@avatar/providers";
+import { scrubSecrets, scrubStream } from "@avatar/runtime";
 
 /**
- * Wrappers that scrub key values out of every error a provider raises, so no key can reach a client
- * event or a log line even when a provider echoes it back (some take the key in the URL). The cause is
- * dropped for the same reason: it may hold the request.
+ * Wrappers that scrub key values out of everything a provider returns: every error it raises (so no key
+ * reaches a client event or a log line even when a provider echoes it back; some take the key in the
+ * URL; the cause is dropped for the same reason, it may hold the request) and every text it produces (a
+ * model's answer, transcripts), which is shown to clients and stored in transcripts.
  */
 
 export type Secrets = ReadonlySet<string>;
 
-export function scrub(text: string, secrets: Secrets): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join("[secret]");
-  }
-  return out;
-}
+export const scrub = (text: string, secrets: Secrets): string => scrubSecrets(text, secrets);
 
 export function scrubError(err: unknown, secrets: Secrets): unknown {
   if (err instanceof ProviderError)
@@ -55,7 +50,11 @@ export function redactSynthesizer(inner: SpeechSynthesizer, secrets: Secrets): S
 }
 
 export function redactLanguageModel(inner: LanguageModel, secrets: Secrets): LanguageModel {
-  return { name: inner.name, stream: (request, signal) => scrubbing(inner.stream(request, signal), secrets) };
+  return {
+    name: inner.name,
+    // A key split across two pieces of the answer is still caught (scrubStream holds a tail back).
+    stream: (request, signal) => scrubStream(scrubbing(inner.stream(request, signal), secrets), secrets),
+  };
 }
 
 export function redactRecognizer(inner: SpeechRecognizer, secrets: Secrets): SpeechRecognizer {
@@ -68,11 +67,12 @@ export function redactRecognizer(inner: SpeechRecognizer, secrets: Secrets): Spe
       } catch (err) {
         throw scrubError(err, secrets);
       }
-      const events = mapEvents(stream.events, secrets, (e: RecognitionEvent) =>
-        e.type === "error"
-          ? { type: "error" as const, error: scrubError(e.error, secrets) as ProviderError }
-          : e,
-      );
+      const events = mapEvents(stream.events, secrets, (e: RecognitionEvent) => {
+        if (e.type === "error")
+          return { type: "error" as const, error: scrubError(e.error, secrets) as ProviderError };
+        if (e.type === "partial" || e.type === "final") return { ...e, text: scrub(e.text, secrets) };
+        return e;
+      });
       return {
         write: (pcm) => stream.write(pcm),
         end: () => stream.end(),
@@ -96,11 +96,14 @@ export function redactConversationProvider(
       } catch (err) {
         throw scrubError(err, secrets);
       }
-      const events = mapEvents(conversation.events, secrets, (e: ConversationEvent) =>
-        e.type === "error"
-          ? { type: "error" as const, error: scrubError(e.error, secrets) as ProviderError }
-          : e,
-      );
+      const events = mapEvents(conversation.events, secrets, (e: ConversationEvent) => {
+        if (e.type === "error")
+          return { type: "error" as const, error: scrubError(e.error, secrets) as ProviderError };
+        if (e.type === "user_transcript" || e.type === "agent_transcript") {
+          return { ...e, text: scrub(e.text, secrets) };
+        }
+        return e;
+      });
       const wrapped: Conversation = {
         sendAudio: (pcm) => conversation.sendAudio(pcm),
         interrupt: () => conversation.interrupt(),

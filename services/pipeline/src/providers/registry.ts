@@ -1,5 +1,12 @@
 import { LocalEspeakSynthesizer } from "@avatar/providers";
-import type { Clients, Env, Logger } from "@avatar/runtime";
+import {
+  type Clients,
+  createEgressFetch,
+  type Env,
+  type Logger,
+  readEgressPolicy,
+  readSecretDestinations,
+} from "@avatar/runtime";
 import type { SessionContext } from "../realtime/mode.js";
 import type { Choice } from "./choice.js";
 import { chooseConversation } from "./conversation.js";
@@ -24,6 +31,8 @@ export interface RegistryDeps {
 export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
   const settings = readProviderSettings(deps.env);
   const managedKeys = Object.values(settings.endpoints).flatMap((e) => (e?.managedKey ? [e.managedKey] : []));
+  const egress = createEgressFetch(readEgressPolicy(deps.env));
+  const destinations = readSecretDestinations(deps.env);
   let local: LocalEspeakSynthesizer | undefined;
   const localSynthesizer = () => {
     if (!local) {
@@ -45,9 +54,10 @@ export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
       spaceId: ctx.spaceId,
       settings,
       clients: deps.clients,
-      keys: new SpaceKeys(deps.clients.agents, ctx.spaceId, ctx.log, secrets),
+      keys: new SpaceKeys(deps.clients.agents, ctx.spaceId, ctx.log, secrets, destinations),
       log: ctx.log,
       secrets,
+      egress,
       local: localSynthesizer,
       warn(type, message) {
         if (warned.has(message)) return;

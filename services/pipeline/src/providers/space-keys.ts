@@ -1,6 +1,12 @@
 import { type Secret, SecretType } from "@avatar/contracts/agents";
 import { ProviderError } from "@avatar/providers";
-import type { Clients, Logger } from "@avatar/runtime";
+import {
+  type Clients,
+  type Logger,
+  SECRET_TYPE_PROVIDERS,
+  type SecretBinding,
+  type SecretDestinations,
+} from "@avatar/runtime";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ProviderName } from "./settings.js";
@@ -12,12 +18,18 @@ export interface Key {
   source: string;
 }
 
+interface Revealed {
+  value: string;
+  binding: SecretBinding;
+}
+
 /**
  * The keys of one session's space, revealed through the agents service once per secret and kept in
- * memory for the session only.
+ * memory for the session only. Each use names where the key is going: a key is handed out only for a
+ * destination its secret may be sent to (its provider type's hosts or the hosts bound to it).
  */
 export class SpaceKeys {
-  private readonly revealed = new Map<string, Promise<string>>();
+  private readonly revealed = new Map<string, Promise<Revealed>>();
   private listing: Promise<Secret[]> | undefined;
 
   constructor(
@@ -26,21 +38,47 @@ export class SpaceKeys {
     private readonly log: Logger,
     /** Every value revealed is added here, so errors can be scrubbed of it. */
     private readonly secrets: Set<string>,
+    private readonly destinations: SecretDestinations,
   ) {}
 
-  /** The space's newest secret of this type, or undefined when it has none. */
-  async ofType(type: SecretType): Promise<Key | undefined> {
+  /** The space's newest secret of this type for `destination`, or undefined when it has none. */
+  async ofType(type: SecretType, destination: string, provider = "agents"): Promise<Key | undefined> {
     const secrets = await this.list();
     const newest = secrets
       .filter((s) => s.secretType === type)
       .sort((a, b) => createdMs(b) - createdMs(a) || b.id.localeCompare(a.id))[0];
     if (!newest) return undefined;
-    return { value: await this.reveal(newest.id), source: `space secret ${newest.id}` };
+    return {
+      value: await this.revealFor(newest.id, provider, destination),
+      source: `space secret ${newest.id}`,
+    };
   }
 
-  /** The secret a configuration names (LITE configs): an unknown or deleted one is an unauthorized provider. */
-  async named(secretId: string, provider: string): Promise<Key> {
-    return { value: await this.reveal(secretId, provider), source: `space secret ${secretId}` };
+  /**
+   * The secret a configuration names (LITE configs, LLM configurations), for `destination`: an unknown or
+   * deleted one, or one that may not go there, is an unauthorized provider.
+   */
+  async named(secretId: string, provider: string, destination: string): Promise<Key> {
+    return {
+      value: await this.revealFor(secretId, provider, destination),
+      source: `space secret ${secretId}`,
+    };
+  }
+
+  private async revealFor(secretId: string, provider: string, destination: string): Promise<string> {
+    const { value, binding } = await this.reveal(secretId, provider);
+    if (!this.destinations.allows(binding, destination)) {
+      this.log.warn("secret refused for a destination it is not bound to", {
+        secret_id: secretId,
+        host: URL.canParse(destination) ? new URL(destination).hostname : "",
+      });
+      throw new ProviderError(
+        provider,
+        `the secret ${secretId} may not be sent to this host (not its provider's, not in its allowed_hosts)`,
+        "unauthorized",
+      );
+    }
+    return value;
   }
 
   private list(): Promise<Secret[]> {
@@ -61,14 +99,20 @@ export class SpaceKeys {
     return this.listing;
   }
 
-  private reveal(secretId: string, provider = "agents"): Promise<string> {
+  private reveal(secretId: string, provider: string): Promise<Revealed> {
     let value = this.revealed.get(secretId);
     if (!value) {
       value = this.agents.revealSecret({ spaceId: this.spaceId, secretId }).then(
         (r) => {
           this.secrets.add(r.secretValue);
           this.log.info("secret revealed for the session", { secret_id: secretId });
-          return r.secretValue;
+          return {
+            value: r.secretValue,
+            binding: {
+              secretType: r.secret?.secretType ?? SecretType.UNSPECIFIED,
+              allowedHosts: r.secret?.allowedHosts ?? [],
+            },
+          };
         },
         (err: unknown) => {
           this.revealed.delete(secretId);
@@ -92,14 +136,9 @@ export class SpaceKeys {
 }
 
 /** The secret type that holds a provider's keys (the recognition vendors have none: managed keys only). */
-export const SECRET_TYPES: Partial<Record<ProviderName, SecretType>> = {
-  VENDORA: SecretType.VENDORA_API_KEY,
-  VENDORB: SecretType.VENDORB_API_KEY,
-  VENDORB_REALTIME: SecretType.VENDORB_API_KEY,
-  VENDORC: SecretType.VENDORC_API_KEY,
-  VENDORD: SecretType.VENDORD_API_KEY,
-  VENDORE: SecretType.VENDORE_API_KEY,
-};
+export const SECRET_TYPES: Partial<Record<ProviderName, SecretType>> = Object.fromEntries(
+  Object.entries(SECRET_TYPE_PROVIDERS).flatMap(([type, names]) => names.map((name) => [name, Number(type)])),
+);
 
 function createdMs(secret: Secret): number {
   return secret.createdAt ? timestampMs(secret.createdAt) : 0;

@@ -1,5 +1,4 @@
-import type { SessionConfig } from "@avatar/contracts/common";
-import { SessionMode } from "@avatar/contracts/common";
+import { type SessionConfig, SessionMode, SessionSource } from "@avatar/contracts/common";
 import type { Session, SessionEndReason, SessionEvent } from "@avatar/contracts/sessions";
 import type { Logger } from "@avatar/runtime";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -9,6 +8,7 @@ import { type ServerFrames, serverEventJson } from "./frames.js";
 import type { Resumption, ServerEventInput, SessionContext } from "./mode.js";
 import type { TranscriptWriter } from "./transcript-writer.js";
 import { TurnMetrics } from "./turn-metrics.js";
+import { VISITOR_ERROR, VISITOR_WARNING } from "./visitor-messages.js";
 
 export interface ContextParts {
   session: () => Session;
@@ -42,6 +42,13 @@ export function sessionContext(p: ContextParts): SessionContext {
     store: ({ id, type, payload }) =>
       p.events.write([{ id, type, payload, createdAt: timestampFromMs(p.clock.now()) }]),
   });
+  // An embed's visitor is not the operator: notices reach them in visitor words (visitor-messages.ts).
+  const forVisitor = p.session().source === SessionSource.EMBED;
+  const visible = (kind: "error" | "warning", type: string, message: string) => {
+    if (!forVisitor) return message;
+    p.log.info("notice told to the embed's visitor in visitor words", { kind, type, message });
+    return kind === "error" ? VISITOR_ERROR : VISITOR_WARNING;
+  };
   return {
     sessionId,
     spaceId: p.session().spaceId,
@@ -54,9 +61,20 @@ export function sessionContext(p: ContextParts): SessionContext {
     ...(p.resumed ? { resumed: p.resumed } : {}),
     send,
     sendError: (type, message, sourceEventId, connectionId) =>
-      send({ type: "error", sourceEventId: sourceEventId ?? null, error: { type, message } }, connectionId),
+      send(
+        {
+          type: "error",
+          sourceEventId: sourceEventId ?? null,
+          error: { type, message: visible("error", type, message) },
+        },
+        connectionId,
+      ),
     sendWarning: (type, message, sourceEventId) =>
-      send({ type: "warning", sourceEventId: sourceEventId ?? null, warning: { type, message } }),
+      send({
+        type: "warning",
+        sourceEventId: sourceEventId ?? null,
+        warning: { type, message: visible("warning", type, message) },
+      }),
     appendTranscript: (entries) => p.transcript.write(entries),
     turnMetrics,
     end: (reason) => p.end(reason),

@@ -5,6 +5,7 @@ import * as transcriptsAndEvents from "./20261122_0003_transcripts_and_events.js
 import * as outbox from "./20261122_0004_outbox.js";
 import * as pipelineWorkers from "./20261123_0005_pipeline_workers.js";
 import * as workerTakeover from "./20261124_0006_worker_takeover.js";
+import * as embedAdmission from "./20261124_0007_embed_admission_idx.js";
 
 /** Dated migrations, applied in name order. */
 export const migrations: Migrations = {
@@ -14,4 +15,5 @@ export const migrations: Migrations = {
   "20261122_0004_outbox": outbox,
   "20261123_0005_pipeline_workers": pipelineWorkers,
   "20261124_0006_worker_takeover": workerTakeover,
+  "20261124_0007_embed_admission_idx": embedAdmission,
 };

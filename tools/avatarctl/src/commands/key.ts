@@ -54,7 +54,10 @@ const list = defineCommand({
 const revoke = defineCommand({
   group: "key",
   name: "revoke",
-  summary: "Revoke an API key: it stops authenticating at once",
+  summary:
+    "Revoke an API key: every gateway that hears the revocation (over NATS) refuses it within about a " +
+    "second, one that misses it within API_KEY_CACHE_TTL_MS (10 s); session tokens it minted can no " +
+    "longer start sessions, sessions already started run on",
   options: {
     key: { type: "string", value: "KEY_ID", required: true, description: "id of the key (see key list)" },
     ...jsonOption,
@@ -65,6 +68,9 @@ const revoke = defineCommand({
     const key = apiKeyView((await clients.tokens.revokeApiKey({ apiKeyId: input.keyId })).apiKey);
     if (input.json) return out.json(key);
     out.line(`revoked API key ${key.id} (${key.prefix}…) of space ${key.space_id} at ${key.revoked_at}`);
+    out.line(
+      "gateways refuse it within about a second (at most API_KEY_CACHE_TTL_MS if one missed the news)",
+    );
   },
 });
 

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file avatar/tokens/v1/tokens.proto.
  */
 export const file_avatar_tokens_v1_tokens: GenFile = /*@__PURE__*/
-  fileDesc("Ch1hdmF0YXIvdG9rZW5zL3YxL3Rva2Vucy5wcm90bxIQYXZhdGFyLnRva2Vucy52MSKVAQoFU3BhY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIkCgR0aWVyGAMgASgOMhYuYXZhdGFyLnRva2Vucy52MS5UaWVyEhwKFG1heF9zZXNzaW9uX2R1cmF0aW9uGAQgASgFEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqQBCgZBcGlLZXkSCgoCaWQYASABKAkSEAoIc3BhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZwcmVmaXgYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcmV2b2tlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAioQEKEkNyZWF0ZVNwYWNlUmVxdWVzdBIMCgRuYW1lGAEgASgJEiQKBHRpZXIYAiABKA4yFi5hdmF0YXIudG9rZW5zLnYxLlRpZXISIQoUbWF4X3Nlc3Npb25fZHVyYXRpb24YAyABKAVIAIgBARIKCgJpZBgEIAEoCRIPCgdhcGlfa2V5GAUgASgJQhcKFV9tYXhfc2Vzc2lvbl9kdXJhdGlvbiKAAQoTQ3JlYXRlU3BhY2VSZXNwb25zZRImCgVzcGFjZRgBIAEoCzIXLmF2YXRhci50b2tlbnMudjEuU3BhY2USKQoHYXBpX2tleRgCIAEoCzIYLmF2YXRhci50b2tlbnMudjEuQXBpS2V5EhYKDmFwaV9rZXlfc2VjcmV0GAMgASgJIiMKD0dldFNwYWNlUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCSI6ChBHZXRTcGFjZVJlc3BvbnNlEiYKBXNwYWNlGAEgASgLMhcuYXZhdGFyLnRva2Vucy52MS5TcGFjZSITChFMaXN0U3BhY2VzUmVxdWVzdCI9ChJMaXN0U3BhY2VzUmVzcG9uc2USJwoGc3BhY2VzGAEgAygLMhcuYXZhdGFyLnRva2Vucy52MS5TcGFjZSKyAQoSVXBkYXRlU3BhY2VSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEikKBHRpZXIYAiABKA4yFi5hdmF0YXIudG9rZW5zLnYxLlRpZXJIAIgBARIhChRtYXhfc2Vzc2lvbl9kdXJhdGlvbhgDIAEoBUgBiAEBEhEKBG5hbWUYBCABKAlIAogBAUIHCgVfdGllckIXChVfbWF4X3Nlc3Npb25fZHVyYXRpb25CBwoFX25hbWUiPQoTVXBkYXRlU3BhY2VSZXNwb25zZRImCgVzcGFjZRgBIAEoCzIXLmF2YXRhci50b2tlbnMudjEuU3BhY2UiRgoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB2FwaV9rZXkYAyABKAkiWQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoHYXBpX2tleRgBIAEoCzIYLmF2YXRhci50b2tlbnMudjEuQXBpS2V5EhYKDmFwaV9rZXlfc2VjcmV0GAIgASgJIiYKEkxpc3RBcGlLZXlzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCSJBChNMaXN0QXBpS2V5c1Jlc3BvbnNlEioKCGFwaV9rZXlzGAEgAygLMhguYXZhdGFyLnRva2Vucy52MS5BcGlLZXkiKQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgphcGlfa2V5X2lkGAEgASgJIkEKFFJldm9rZUFwaUtleVJlc3BvbnNlEikKB2FwaV9rZXkYASABKAsyGC5hdmF0YXIudG9rZW5zLnYxLkFwaUtleSIsChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg8KB2FwaV9rZXkYASABKAkibwoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USKQoHYXBpX2tleRgBIAEoCzIYLmF2YXRhci50b2tlbnMudjEuQXBpS2V5EiYKBXNwYWNlGAIgASgLMhcuYXZhdGFyLnRva2Vucy52MS5TcGFjZSJ7CgpTaWduaW5nS2V5EgsKA2tpZBgBIAEoCRILCgNhbGcYAiABKAkSEgoKcHVibGljX2p3axgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdjdXJyZW50GAUgASgIIhcKFUdldFNpZ25pbmdLZXlzUmVxdWVzdCJEChZHZXRTaWduaW5nS2V5c1Jlc3BvbnNlEioKBGtleXMYASADKAsyHC5hdmF0YXIudG9rZW5zLnYxLlNpZ25pbmdLZXkiGQoXUm90YXRlU2lnbmluZ0tleVJlcXVlc3QiRQoYUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlEikKA2tleRgBIAEoCzIcLmF2YXRhci50b2tlbnMudjEuU2lnbmluZ0tleSJyChdNaW50U2Vzc2lvblRva2VuUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgphcGlfa2V5X2lkGAIgASgJEjEKB3JlcXVlc3QYAyABKAsyIC5hdmF0YXIuY29tbW9uLnYxLlNlc3Npb25SZXF1ZXN0IkUKGE1pbnRTZXNzaW9uVG9rZW5SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkiVAocTWludEVtYmVkU2Vzc2lvblRva2VuUmVxdWVzdBIQCghlbWJlZF9pZBgBIAEoCRIVCghsYW5ndWFnZRgCIAEoCUgAiAEBQgsKCV9sYW5ndWFnZSJKCh1NaW50RW1iZWRTZXNzaW9uVG9rZW5SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkivwEKElNlc3Npb25Ub2tlbkNsYWltcxISCgpzZXNzaW9uX2lkGAEgASgJEhAKCHNwYWNlX2lkGAIgASgJEhIKCmFwaV9rZXlfaWQYAyABKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoEbW9kZRgFIAEoDjIdLmF2YXRhci5jb21tb24udjEuU2Vzc2lvbk1vZGUSEgoKaXNfc2FuZGJveBgGIAEoCCIyChlWZXJpZnlTZXNzaW9uVG9rZW5SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkiUgoaVmVyaWZ5U2Vzc2lvblRva2VuUmVzcG9uc2USNAoGY2xhaW1zGAEgASgLMiQuYXZhdGFyLnRva2Vucy52MS5TZXNzaW9uVG9rZW5DbGFpbXMqWwoEVGllchIUChBUSUVSX1VOU1BFQ0lGSUVEEAASDQoJVElFUl9GUkVFEAESEAoMVElFUl9TVEFSVEVSEAISDAoIVElFUl9QUk8QAxIOCgpUSUVSX1NDQUxFEAQypAoKDVRva2Vuc1NlcnZpY2USWgoLQ3JlYXRlU3BhY2USJC5hdmF0YXIudG9rZW5zLnYxLkNyZWF0ZVNwYWNlUmVxdWVzdBolLmF2YXRhci50b2tlbnMudjEuQ3JlYXRlU3BhY2VSZXNwb25zZRJRCghHZXRTcGFjZRIhLmF2YXRhci50b2tlbnMudjEuR2V0U3BhY2VSZXF1ZXN0GiIuYXZhdGFyLnRva2Vucy52MS5HZXRTcGFjZVJlc3BvbnNlElcKCkxpc3RTcGFjZXMSIy5hdmF0YXIudG9rZW5zLnYxLkxpc3RTcGFjZXNSZXF1ZXN0GiQuYXZhdGFyLnRva2Vucy52MS5MaXN0U3BhY2VzUmVzcG9uc2USWgoLVXBkYXRlU3BhY2USJC5hdmF0YXIudG9rZW5zLnYxLlVwZGF0ZVNwYWNlUmVxdWVzdBolLmF2YXRhci50b2tlbnMudjEuVXBkYXRlU3BhY2VSZXNwb25zZRJdCgxDcmVhdGVBcGlLZXkSJS5hdmF0YXIudG9rZW5zLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaJi5hdmF0YXIudG9rZW5zLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEloKC0xpc3RBcGlLZXlzEiQuYXZhdGFyLnRva2Vucy52MS5MaXN0QXBpS2V5c1JlcXVlc3QaJS5hdmF0YXIudG9rZW5zLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USXQoMUmV2b2tlQXBpS2V5EiUuYXZhdGFyLnRva2Vucy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiYuYXZhdGFyLnRva2Vucy52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJvChJBdXRoZW50aWNhdGVBcGlLZXkSKy5hdmF0YXIudG9rZW5zLnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QaLC5hdmF0YXIudG9rZW5zLnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlc3BvbnNlEmMKDkdldFNpZ25pbmdLZXlzEicuYXZhdGFyLnRva2Vucy52MS5HZXRTaWduaW5nS2V5c1JlcXVlc3QaKC5hdmF0YXIudG9rZW5zLnYxLkdldFNpZ25pbmdLZXlzUmVzcG9uc2USaQoQUm90YXRlU2lnbmluZ0tleRIpLmF2YXRhci50b2tlbnMudjEuUm90YXRlU2lnbmluZ0tleVJlcXVlc3QaKi5hdmF0YXIudG9rZW5zLnYxLlJvdGF0ZVNpZ25pbmdLZXlSZXNwb25zZRJpChBNaW50U2Vzc2lvblRva2VuEikuYXZhdGFyLnRva2Vucy52MS5NaW50U2Vzc2lvblRva2VuUmVxdWVzdBoqLmF2YXRhci50b2tlbnMudjEuTWludFNlc3Npb25Ub2tlblJlc3BvbnNlEngKFU1pbnRFbWJlZFNlc3Npb25Ub2tlbhIuLmF2YXRhci50b2tlbnMudjEuTWludEVtYmVkU2Vzc2lvblRva2VuUmVxdWVzdBovLmF2YXRhci50b2tlbnMudjEuTWludEVtYmVkU2Vzc2lvblRva2VuUmVzcG9uc2USbwoSVmVyaWZ5U2Vzc2lvblRva2VuEisuYXZhdGFyLnRva2Vucy52MS5WZXJpZnlTZXNzaW9uVG9rZW5SZXF1ZXN0GiwuYXZhdGFyLnRva2Vucy52MS5WZXJpZnlTZXNzaW9uVG9rZW5SZXNwb25zZWIGcHJvdG8z", [file_avatar_common_v1_session, file_google_protobuf_timestamp]);
+  fileDesc("Ch1hdmF0YXIvdG9rZW5zL3YxL3Rva2Vucy5wcm90bxIQYXZhdGFyLnRva2Vucy52MSKVAQoFU3BhY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIkCgR0aWVyGAMgASgOMhYuYXZhdGFyLnRva2Vucy52MS5UaWVyEhwKFG1heF9zZXNzaW9uX2R1cmF0aW9uGAQgASgFEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqQBCgZBcGlLZXkSCgoCaWQYASABKAkSEAoIc3BhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZwcmVmaXgYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcmV2b2tlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAioQEKEkNyZWF0ZVNwYWNlUmVxdWVzdBIMCgRuYW1lGAEgASgJEiQKBHRpZXIYAiABKA4yFi5hdmF0YXIudG9rZW5zLnYxLlRpZXISIQoUbWF4X3Nlc3Npb25fZHVyYXRpb24YAyABKAVIAIgBARIKCgJpZBgEIAEoCRIPCgdhcGlfa2V5GAUgASgJQhcKFV9tYXhfc2Vzc2lvbl9kdXJhdGlvbiKAAQoTQ3JlYXRlU3BhY2VSZXNwb25zZRImCgVzcGFjZRgBIAEoCzIXLmF2YXRhci50b2tlbnMudjEuU3BhY2USKQoHYXBpX2tleRgCIAEoCzIYLmF2YXRhci50b2tlbnMudjEuQXBpS2V5EhYKDmFwaV9rZXlfc2VjcmV0GAMgASgJIiMKD0dldFNwYWNlUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCSI6ChBHZXRTcGFjZVJlc3BvbnNlEiYKBXNwYWNlGAEgASgLMhcuYXZhdGFyLnRva2Vucy52MS5TcGFjZSITChFMaXN0U3BhY2VzUmVxdWVzdCI9ChJMaXN0U3BhY2VzUmVzcG9uc2USJwoGc3BhY2VzGAEgAygLMhcuYXZhdGFyLnRva2Vucy52MS5TcGFjZSKyAQoSVXBkYXRlU3BhY2VSZXF1ZXN0EhAKCHNwYWNlX2lkGAEgASgJEikKBHRpZXIYAiABKA4yFi5hdmF0YXIudG9rZW5zLnYxLlRpZXJIAIgBARIhChRtYXhfc2Vzc2lvbl9kdXJhdGlvbhgDIAEoBUgBiAEBEhEKBG5hbWUYBCABKAlIAogBAUIHCgVfdGllckIXChVfbWF4X3Nlc3Npb25fZHVyYXRpb25CBwoFX25hbWUiPQoTVXBkYXRlU3BhY2VSZXNwb25zZRImCgVzcGFjZRgBIAEoCzIXLmF2YXRhci50b2tlbnMudjEuU3BhY2UiRgoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB2FwaV9rZXkYAyABKAkiWQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoHYXBpX2tleRgBIAEoCzIYLmF2YXRhci50b2tlbnMudjEuQXBpS2V5EhYKDmFwaV9rZXlfc2VjcmV0GAIgASgJIiYKEkxpc3RBcGlLZXlzUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCSJBChNMaXN0QXBpS2V5c1Jlc3BvbnNlEioKCGFwaV9rZXlzGAEgAygLMhguYXZhdGFyLnRva2Vucy52MS5BcGlLZXkiKQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgphcGlfa2V5X2lkGAEgASgJIkEKFFJldm9rZUFwaUtleVJlc3BvbnNlEikKB2FwaV9rZXkYASABKAsyGC5hdmF0YXIudG9rZW5zLnYxLkFwaUtleSImChBHZXRBcGlLZXlSZXF1ZXN0EhIKCmFwaV9rZXlfaWQYASABKAkiPgoRR2V0QXBpS2V5UmVzcG9uc2USKQoHYXBpX2tleRgBIAEoCzIYLmF2YXRhci50b2tlbnMudjEuQXBpS2V5IjUKDUFwaUtleVJldm9rZWQSEgoKYXBpX2tleV9pZBgBIAEoCRIQCghzcGFjZV9pZBgCIAEoCSIsChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg8KB2FwaV9rZXkYASABKAkibwoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USKQoHYXBpX2tleRgBIAEoCzIYLmF2YXRhci50b2tlbnMudjEuQXBpS2V5EiYKBXNwYWNlGAIgASgLMhcuYXZhdGFyLnRva2Vucy52MS5TcGFjZSJ7CgpTaWduaW5nS2V5EgsKA2tpZBgBIAEoCRILCgNhbGcYAiABKAkSEgoKcHVibGljX2p3axgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdjdXJyZW50GAUgASgIIhcKFUdldFNpZ25pbmdLZXlzUmVxdWVzdCJEChZHZXRTaWduaW5nS2V5c1Jlc3BvbnNlEioKBGtleXMYASADKAsyHC5hdmF0YXIudG9rZW5zLnYxLlNpZ25pbmdLZXkiGQoXUm90YXRlU2lnbmluZ0tleVJlcXVlc3QiRQoYUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlEikKA2tleRgBIAEoCzIcLmF2YXRhci50b2tlbnMudjEuU2lnbmluZ0tleSJyChdNaW50U2Vzc2lvblRva2VuUmVxdWVzdBIQCghzcGFjZV9pZBgBIAEoCRISCgphcGlfa2V5X2lkGAIgASgJEjEKB3JlcXVlc3QYAyABKAsyIC5hdmF0YXIuY29tbW9uLnYxLlNlc3Npb25SZXF1ZXN0IkUKGE1pbnRTZXNzaW9uVG9rZW5SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkiVAocTWludEVtYmVkU2Vzc2lvblRva2VuUmVxdWVzdBIQCghlbWJlZF9pZBgBIAEoCRIVCghsYW5ndWFnZRgCIAEoCUgAiAEBQgsKCV9sYW5ndWFnZSJKCh1NaW50RW1iZWRTZXNzaW9uVG9rZW5SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkivwEKElNlc3Npb25Ub2tlbkNsYWltcxISCgpzZXNzaW9uX2lkGAEgASgJEhAKCHNwYWNlX2lkGAIgASgJEhIKCmFwaV9rZXlfaWQYAyABKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoEbW9kZRgFIAEoDjIdLmF2YXRhci5jb21tb24udjEuU2Vzc2lvbk1vZGUSEgoKaXNfc2FuZGJveBgGIAEoCCIyChlWZXJpZnlTZXNzaW9uVG9rZW5SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkiUgoaVmVyaWZ5U2Vzc2lvblRva2VuUmVzcG9uc2USNAoGY2xhaW1zGAEgASgLMiQuYXZhdGFyLnRva2Vucy52MS5TZXNzaW9uVG9rZW5DbGFpbXMqWwoEVGllchIUChBUSUVSX1VOU1BFQ0lGSUVEEAASDQoJVElFUl9GUkVFEAESEAoMVElFUl9TVEFSVEVSEAISDAoIVElFUl9QUk8QAxIOCgpUSUVSX1NDQUxFEAQy+goKDVRva2Vuc1NlcnZpY2USWgoLQ3JlYXRlU3BhY2USJC5hdmF0YXIudG9rZW5zLnYxLkNyZWF0ZVNwYWNlUmVxdWVzdBolLmF2YXRhci50b2tlbnMudjEuQ3JlYXRlU3BhY2VSZXNwb25zZRJRCghHZXRTcGFjZRIhLmF2YXRhci50b2tlbnMudjEuR2V0U3BhY2VSZXF1ZXN0GiIuYXZhdGFyLnRva2Vucy52MS5HZXRTcGFjZVJlc3BvbnNlElcKCkxpc3RTcGFjZXMSIy5hdmF0YXIudG9rZW5zLnYxLkxpc3RTcGFjZXNSZXF1ZXN0GiQuYXZhdGFyLnRva2Vucy52MS5MaXN0U3BhY2VzUmVzcG9uc2USWgoLVXBkYXRlU3BhY2USJC5hdmF0YXIudG9rZW5zLnYxLlVwZGF0ZVNwYWNlUmVxdWVzdBolLmF2YXRhci50b2tlbnMudjEuVXBkYXRlU3BhY2VSZXNwb25zZRJdCgxDcmVhdGVBcGlLZXkSJS5hdmF0YXIudG9rZW5zLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaJi5hdmF0YXIudG9rZW5zLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEloKC0xpc3RBcGlLZXlzEiQuYXZhdGFyLnRva2Vucy52MS5MaXN0QXBpS2V5c1JlcXVlc3QaJS5hdmF0YXIudG9rZW5zLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USXQoMUmV2b2tlQXBpS2V5EiUuYXZhdGFyLnRva2Vucy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiYuYXZhdGFyLnRva2Vucy52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJUCglHZXRBcGlLZXkSIi5hdmF0YXIudG9rZW5zLnYxLkdldEFwaUtleVJlcXVlc3QaIy5hdmF0YXIudG9rZW5zLnYxLkdldEFwaUtleVJlc3BvbnNlEm8KEkF1dGhlbnRpY2F0ZUFwaUtleRIrLmF2YXRhci50b2tlbnMudjEuQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBosLmF2YXRhci50b2tlbnMudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USYwoOR2V0U2lnbmluZ0tleXMSJy5hdmF0YXIudG9rZW5zLnYxLkdldFNpZ25pbmdLZXlzUmVxdWVzdBooLmF2YXRhci50b2tlbnMudjEuR2V0U2lnbmluZ0tleXNSZXNwb25zZRJpChBSb3RhdGVTaWduaW5nS2V5EikuYXZhdGFyLnRva2Vucy52MS5Sb3RhdGVTaWduaW5nS2V5UmVxdWVzdBoqLmF2YXRhci50b2tlbnMudjEuUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlEmkKEE1pbnRTZXNzaW9uVG9rZW4SKS5hdmF0YXIudG9rZW5zLnYxLk1pbnRTZXNzaW9uVG9rZW5SZXF1ZXN0GiouYXZhdGFyLnRva2Vucy52MS5NaW50U2Vzc2lvblRva2VuUmVzcG9uc2USeAoVTWludEVtYmVkU2Vzc2lvblRva2VuEi4uYXZhdGFyLnRva2Vucy52MS5NaW50RW1iZWRTZXNzaW9uVG9rZW5SZXF1ZXN0Gi8uYXZhdGFyLnRva2Vucy52MS5NaW50RW1iZWRTZXNzaW9uVG9rZW5SZXNwb25zZRJvChJWZXJpZnlTZXNzaW9uVG9rZW4SKy5hdmF0YXIudG9rZW5zLnYxLlZlcmlmeVNlc3Npb25Ub2tlblJlcXVlc3QaLC5hdmF0YXIudG9rZW5zLnYxLlZlcmlmeVNlc3Npb25Ub2tlblJlc3BvbnNlYgZwcm90bzM", [file_avatar_common_v1_session, file_google_protobuf_timestamp]);
 
 /**
  * Space owns every stored resource.
@@ -406,6 +406,64 @@ export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@_
   messageDesc(file_avatar_tokens_v1_tokens, 15);
 
 /**
+ * @generated from message avatar.tokens.v1.GetApiKeyRequest
+ */
+export type GetApiKeyRequest = Message<"avatar.tokens.v1.GetApiKeyRequest"> & {
+  /**
+   * @generated from field: string api_key_id = 1;
+   */
+  apiKeyId: string;
+};
+
+/**
+ * Describes the message avatar.tokens.v1.GetApiKeyRequest.
+ * Use `create(GetApiKeyRequestSchema)` to create a new message.
+ */
+export const GetApiKeyRequestSchema: GenMessage<GetApiKeyRequest> = /*@__PURE__*/
+  messageDesc(file_avatar_tokens_v1_tokens, 16);
+
+/**
+ * @generated from message avatar.tokens.v1.GetApiKeyResponse
+ */
+export type GetApiKeyResponse = Message<"avatar.tokens.v1.GetApiKeyResponse"> & {
+  /**
+   * @generated from field: avatar.tokens.v1.ApiKey api_key = 1;
+   */
+  apiKey?: ApiKey | undefined;
+};
+
+/**
+ * Describes the message avatar.tokens.v1.GetApiKeyResponse.
+ * Use `create(GetApiKeyResponseSchema)` to create a new message.
+ */
+export const GetApiKeyResponseSchema: GenMessage<GetApiKeyResponse> = /*@__PURE__*/
+  messageDesc(file_avatar_tokens_v1_tokens, 17);
+
+/**
+ * Published (plain, to every subscriber) when a key is revoked.
+ *
+ * @generated from message avatar.tokens.v1.ApiKeyRevoked
+ */
+export type ApiKeyRevoked = Message<"avatar.tokens.v1.ApiKeyRevoked"> & {
+  /**
+   * @generated from field: string api_key_id = 1;
+   */
+  apiKeyId: string;
+
+  /**
+   * @generated from field: string space_id = 2;
+   */
+  spaceId: string;
+};
+
+/**
+ * Describes the message avatar.tokens.v1.ApiKeyRevoked.
+ * Use `create(ApiKeyRevokedSchema)` to create a new message.
+ */
+export const ApiKeyRevokedSchema: GenMessage<ApiKeyRevoked> = /*@__PURE__*/
+  messageDesc(file_avatar_tokens_v1_tokens, 18);
+
+/**
  * @generated from message avatar.tokens.v1.AuthenticateApiKeyRequest
  */
 export type AuthenticateApiKeyRequest = Message<"avatar.tokens.v1.AuthenticateApiKeyRequest"> & {
@@ -420,7 +478,7 @@ export type AuthenticateApiKeyRequest = Message<"avatar.tokens.v1.AuthenticateAp
  * Use `create(AuthenticateApiKeyRequestSchema)` to create a new message.
  */
 export const AuthenticateApiKeyRequestSchema: GenMessage<AuthenticateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 16);
+  messageDesc(file_avatar_tokens_v1_tokens, 19);
 
 /**
  * @generated from message avatar.tokens.v1.AuthenticateApiKeyResponse
@@ -442,7 +500,7 @@ export type AuthenticateApiKeyResponse = Message<"avatar.tokens.v1.AuthenticateA
  * Use `create(AuthenticateApiKeyResponseSchema)` to create a new message.
  */
 export const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 17);
+  messageDesc(file_avatar_tokens_v1_tokens, 20);
 
 /**
  * SigningKey is a public key in JWK form.
@@ -483,7 +541,7 @@ export type SigningKey = Message<"avatar.tokens.v1.SigningKey"> & {
  * Use `create(SigningKeySchema)` to create a new message.
  */
 export const SigningKeySchema: GenMessage<SigningKey> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 18);
+  messageDesc(file_avatar_tokens_v1_tokens, 21);
 
 /**
  * @generated from message avatar.tokens.v1.GetSigningKeysRequest
@@ -496,7 +554,7 @@ export type GetSigningKeysRequest = Message<"avatar.tokens.v1.GetSigningKeysRequ
  * Use `create(GetSigningKeysRequestSchema)` to create a new message.
  */
 export const GetSigningKeysRequestSchema: GenMessage<GetSigningKeysRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 19);
+  messageDesc(file_avatar_tokens_v1_tokens, 22);
 
 /**
  * @generated from message avatar.tokens.v1.GetSigningKeysResponse
@@ -513,7 +571,7 @@ export type GetSigningKeysResponse = Message<"avatar.tokens.v1.GetSigningKeysRes
  * Use `create(GetSigningKeysResponseSchema)` to create a new message.
  */
 export const GetSigningKeysResponseSchema: GenMessage<GetSigningKeysResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 20);
+  messageDesc(file_avatar_tokens_v1_tokens, 23);
 
 /**
  * @generated from message avatar.tokens.v1.RotateSigningKeyRequest
@@ -526,7 +584,7 @@ export type RotateSigningKeyRequest = Message<"avatar.tokens.v1.RotateSigningKey
  * Use `create(RotateSigningKeyRequestSchema)` to create a new message.
  */
 export const RotateSigningKeyRequestSchema: GenMessage<RotateSigningKeyRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 21);
+  messageDesc(file_avatar_tokens_v1_tokens, 24);
 
 /**
  * @generated from message avatar.tokens.v1.RotateSigningKeyResponse
@@ -543,7 +601,7 @@ export type RotateSigningKeyResponse = Message<"avatar.tokens.v1.RotateSigningKe
  * Use `create(RotateSigningKeyResponseSchema)` to create a new message.
  */
 export const RotateSigningKeyResponseSchema: GenMessage<RotateSigningKeyResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 22);
+  messageDesc(file_avatar_tokens_v1_tokens, 25);
 
 /**
  * @generated from message avatar.tokens.v1.MintSessionTokenRequest
@@ -570,7 +628,7 @@ export type MintSessionTokenRequest = Message<"avatar.tokens.v1.MintSessionToken
  * Use `create(MintSessionTokenRequestSchema)` to create a new message.
  */
 export const MintSessionTokenRequestSchema: GenMessage<MintSessionTokenRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 23);
+  messageDesc(file_avatar_tokens_v1_tokens, 26);
 
 /**
  * @generated from message avatar.tokens.v1.MintSessionTokenResponse
@@ -592,7 +650,7 @@ export type MintSessionTokenResponse = Message<"avatar.tokens.v1.MintSessionToke
  * Use `create(MintSessionTokenResponseSchema)` to create a new message.
  */
 export const MintSessionTokenResponseSchema: GenMessage<MintSessionTokenResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 24);
+  messageDesc(file_avatar_tokens_v1_tokens, 27);
 
 /**
  * @generated from message avatar.tokens.v1.MintEmbedSessionTokenRequest
@@ -614,7 +672,7 @@ export type MintEmbedSessionTokenRequest = Message<"avatar.tokens.v1.MintEmbedSe
  * Use `create(MintEmbedSessionTokenRequestSchema)` to create a new message.
  */
 export const MintEmbedSessionTokenRequestSchema: GenMessage<MintEmbedSessionTokenRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 25);
+  messageDesc(file_avatar_tokens_v1_tokens, 28);
 
 /**
  * @generated from message avatar.tokens.v1.MintEmbedSessionTokenResponse
@@ -636,7 +694,7 @@ export type MintEmbedSessionTokenResponse = Message<"avatar.tokens.v1.MintEmbedS
  * Use `create(MintEmbedSessionTokenResponseSchema)` to create a new message.
  */
 export const MintEmbedSessionTokenResponseSchema: GenMessage<MintEmbedSessionTokenResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 26);
+  messageDesc(file_avatar_tokens_v1_tokens, 29);
 
 /**
  * SessionTokenClaims are the verified claims of a session token.
@@ -680,7 +738,7 @@ export type SessionTokenClaims = Message<"avatar.tokens.v1.SessionTokenClaims"> 
  * Use `create(SessionTokenClaimsSchema)` to create a new message.
  */
 export const SessionTokenClaimsSchema: GenMessage<SessionTokenClaims> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 27);
+  messageDesc(file_avatar_tokens_v1_tokens, 30);
 
 /**
  * @generated from message avatar.tokens.v1.VerifySessionTokenRequest
@@ -697,7 +755,7 @@ export type VerifySessionTokenRequest = Message<"avatar.tokens.v1.VerifySessionT
  * Use `create(VerifySessionTokenRequestSchema)` to create a new message.
  */
 export const VerifySessionTokenRequestSchema: GenMessage<VerifySessionTokenRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 28);
+  messageDesc(file_avatar_tokens_v1_tokens, 31);
 
 /**
  * @generated from message avatar.tokens.v1.VerifySessionTokenResponse
@@ -714,7 +772,7 @@ export type VerifySessionTokenResponse = Message<"avatar.tokens.v1.VerifySession
  * Use `create(VerifySessionTokenResponseSchema)` to create a new message.
  */
 export const VerifySessionTokenResponseSchema: GenMessage<VerifySessionTokenResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_tokens_v1_tokens, 29);
+  messageDesc(file_avatar_tokens_v1_tokens, 32);
 
 /**
  * Tier of a space; it sets the default session-duration limit.
@@ -815,12 +873,25 @@ export const TokensService: GenService<{
     output: typeof ListApiKeysResponseSchema;
   },
   /**
+   * Revokes a key at once in the database and announces it (ApiKeyRevoked on the bus), so gateways drop
+   * it from their caches within a second.
+   *
    * @generated from rpc avatar.tokens.v1.TokensService.RevokeApiKey
    */
   revokeApiKey: {
     methodKind: "unary";
     input: typeof RevokeApiKeyRequestSchema;
     output: typeof RevokeApiKeyResponseSchema;
+  },
+  /**
+   * The stored record of a key by id (revoked or not); NotFound for an unknown id.
+   *
+   * @generated from rpc avatar.tokens.v1.TokensService.GetApiKey
+   */
+  getApiKey: {
+    methodKind: "unary";
+    input: typeof GetApiKeyRequestSchema;
+    output: typeof GetApiKeyResponseSchema;
   },
   /**
    * Gateway: resolves a presented API key to its space (Unauthenticated when unknown or revoked).
