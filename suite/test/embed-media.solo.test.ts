@@ -243,6 +243,17 @@ function measure(s: Samples) {
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
   const restMouth = mean(silent.map((f) => f.mouth));
   const talkingMouth = mean(speaking.map((f) => f.mouth));
+  // How much the mouth moves from one frame to the next: speech opens and closes it several times a
+  // second, while the idle sway of the head shifts the mouth region only slowly.
+  const motion = (keep: (f: Samples["frames"][number]) => boolean) =>
+    mean(
+      s.frames.flatMap((f, i) => {
+        const before = s.frames[i - 1];
+        return before && keep(f) ? [Math.abs(f.mouth - before.mouth)] : [];
+      }),
+    );
+  const talkingMotion = motion((f) => loud(f.t, 30));
+  const restMotion = motion((f) => !loud(f.t, 300));
   const widest = Math.max(restMouth, ...s.frames.map((f) => f.mouth));
   const audioOnsets = onsets(
     s.audio.map((a) => ({ t: a.t, v: a.rms })),
@@ -270,6 +281,8 @@ function measure(s: Samples) {
     silentFrames: silent.length,
     restMouth,
     talkingMouth,
+    restMotion,
+    talkingMotion,
     audioOnsets: audioOnsets.length,
     mouthOnsets: mouthOnsets.length,
     /** How much later the voice is than the mouth it drives (ms; negative: the voice leads). */
@@ -344,7 +357,8 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
       expect(report.voiceLevel).toBeGreaterThan(0.02);
       expect(report.speakingFrames).toBeGreaterThan(25);
       expect(report.silentFrames).toBeGreaterThan(25);
-      expect(report.talkingMouth).toBeGreaterThan(3 * report.restMouth + 1);
+      expect(report.talkingMouth).toBeGreaterThan(report.restMouth + 1);
+      expect(report.talkingMotion).toBeGreaterThan(5 * report.restMotion + 0.5);
       // The mouth follows the voice (clearly correlated) within the sync window: the voice at most 45 ms
       // ahead of the picture, at most 125 ms behind.
       expect(report.correlation).toBeGreaterThan(0.3);

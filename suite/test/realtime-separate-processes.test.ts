@@ -31,7 +31,7 @@ const available = natsServerAvailable();
 if (!available && process.env.CI === "true") throw new Error("nats-server is required in CI");
 if (!available) console.warn("nats-server not found: skipping the realtime separate-process tests");
 
-const HEARTBEAT_MS = 300;
+const HEARTBEAT_MS = 500;
 const MINUTE_MS = 1_000;
 
 describe.skipIf(!available)("realtime across processes on NATS", () => {

@@ -37,7 +37,8 @@ export const allowedCallers: CallerTable = {
   },
   sessions: {
     CreateSession: ["tokens"],
-    GetSession: ["gateway", "memory"],
+    // The operator inspects a session (avatarctl, the chaos drills).
+    GetSession: ["gateway", "memory", operator],
     ListSessions: ["gateway"],
     StartSession: ["gateway"],
     StopSession: ["gateway"],
