@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI's image step: builds deploy/Containerfile without a daemon (buildah, on a base made from Debian's
 # packages), runs every process of the suite from it with podman on loopback against the Postgres and
-# NATS given, checks the operator path and a LITE session through the gateway, prints the image size and
+# NATS given, checks the operator path and a LITE session through the gateway (watched over WHEP), prints the image size and
 # each process's idle RSS, and stops everything. Exits non-zero on any failure.
 #   deploy/image/ci-image.sh build                      the base and the image
 #   deploy/image/ci-image.sh run POSTGRES_URL NATS_URL   run the image built before, smoke test
@@ -57,7 +57,7 @@ say "runs as: $(podman image inspect --format '{{.Config.User}}' "$IMAGE"), node
 [ "$MODE" = build ] && exit 0
 
 say "--- run every process from the image (podman, host loopback)"
-SET=$(podman run --rm "$IMAGE" node tools/avatarctl/src/main.ts identity generate)
+SET=$(podman run --rm "$IMAGE" node tools/avatarctl/dist/main.js identity generate)
 key() { printf '%s\n' "$SET" | sed -n "s/^$1=//p"; }
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 declare -A PORTS
@@ -77,9 +77,9 @@ run_process() { # run_process NAME ENTRY [ENV...]
   started+=("$PREFIX-$name")
 }
 for name in tokens catalog agents memory sessions pipeline webhooks; do
-  run_process "$name" "services/$name/src/main.ts" -e DATABASE_URL="$DATABASE_URL"
+  run_process "$name" "services/$name/dist/main.js" -e DATABASE_URL="$DATABASE_URL"
 done
-run_process gateway gateway/src/main.ts
+run_process gateway gateway/dist/main.js
 ready() { curl -fsS -o /dev/null "http://127.0.0.1:$1/readyz" 2>/dev/null; }
 for name in tokens catalog agents memory sessions pipeline webhooks gateway; do
   for _ in $(seq 120); do ready "${PORTS[$name]}" && break; sleep 0.5; done
@@ -105,7 +105,7 @@ say "an unsigned ListSpaces: 401"
 
 say "--- operator: avatarctl from the image creates the first space"
 space=$(podman run --rm "${common[@]}" -e SERVICE_IDENTITY_KEY="$(key avatarctl)" "$IMAGE" \
-  node tools/avatarctl/src/main.ts space create --name "CI image" --tier pro --credits 10 --json)
+  node tools/avatarctl/dist/main.js space create --name "CI image" --tier pro --credits 10 --json)
 api_key=$(printf '%s' "$space" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).api_key))')
 [ -n "$api_key" ] || { say "no API key from avatarctl: $space"; exit 1; }
 space_id=$(printf '%s' "$space" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).space_id))')
@@ -116,14 +116,16 @@ node -e 'console.log(JSON.stringify({ avatars: require("./services/catalog/seed/
   >"$WORK/files/avatars.json"
 chmod -R a+rX "$WORK"
 podman run --rm "${common[@]}" -e SERVICE_IDENTITY_KEY="$(key avatarctl)" -v "$WORK/files:/files:ro" "$IMAGE" \
-  node tools/avatarctl/src/main.ts import avatars /files/avatars.json --space "$space_id" >"$WORK/imported.txt"
+  node tools/avatarctl/dist/main.js import avatars /files/avatars.json --space "$space_id" >"$WORK/imported.txt"
 head -1 "$WORK/imported.txt"
 
-say "--- smoke test through the gateway: mint, start a LITE session, event socket round trip, stop"
+say "--- smoke test through the gateway: mint, start a LITE session, watch it over WHEP, event socket round trip, stop"
+smoke_logs() { for c in gateway sessions pipeline; do say "== $c"; podman logs "$PREFIX-$c" 2>&1 | tail -15; done; }
 pnpm --silent session-client --key "$api_key" --url "http://127.0.0.1:${PORTS[gateway]}" --mode LITE \
-  || { for c in gateway sessions pipeline; do say "== $c"; podman logs "$PREFIX-$c" 2>&1 | tail -15; done; exit 1; }
-# WHEP (the session's video): add a viewer's offer -> answer round trip here once a host-side WHEP
-# client is part of tools/session-client.
+  --record "$WORK/smoke.mkv" | tee "$WORK/smoke.txt" || { smoke_logs; exit 1; }
+# The viewer's offer got an answer and the avatar's video and voice arrived (session-client's summary).
+grep -Eq '^recorded [1-9][0-9]* video frames and [1-9][0-9]* audio packets' "$WORK/smoke.txt" \
+  || { say "the WHEP viewer received no video or no audio"; smoke_logs; exit 1; }
 
 say "--- graceful stop (SIGTERM): every process exits 0"
 for name in gateway pipeline webhooks sessions memory agents catalog tokens; do

@@ -29,7 +29,7 @@ function deployment(name: string): Resource {
   const container: IContainer = {
     name: "app",
     image: "avatar-session-service",
-    command: ["node", name === "gateway" ? "gateway/src/main.ts" : `services/${name}/src/main.ts`],
+    command: ["node", name === "gateway" ? "gateway/dist/main.js" : `services/${name}/dist/main.js`],
     envFrom: [{ configMapRef: { name: "avatar-config" } }],
     env,
     ports: [{ name: "http", containerPort: 8080 }],

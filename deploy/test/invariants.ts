@@ -114,7 +114,7 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
       w.containers.flatMap((c) => {
         const at = `Deployment/${w.name}`;
         const problems: string[] = [];
-        const main = w.name === "gateway" ? "gateway/src/main.ts" : `services/${w.name}/src/main.ts`;
+        const main = w.name === "gateway" ? "gateway/dist/main.js" : `services/${w.name}/dist/main.js`;
         if (c.command?.join(" ") !== `node ${main}`) problems.push(`${at}: command does not run ${main}`);
         const wantSecrets = [
           "NATS_URL",

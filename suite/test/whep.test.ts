@@ -1,4 +1,5 @@
 import { WhepViewer, whepOverHttp } from "@avatar/media";
+import { rendererFrameTime } from "@avatar/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventClient, pcmBase64 } from "./realtime-client.js";
 import { start, startedLite, stopSession } from "./realtime-support.js";
@@ -111,6 +112,11 @@ describe("POST /v1/sessions/{id}/whep", () => {
     await client.next("agent.speak_ended");
     await eventually(async () => expect(voiced.length).toBeGreaterThanOrEqual(10), 15_000);
     expect(viewer.stats.videoFrames).toBeGreaterThan(10);
+    // The renderer's time per frame reaches the process's metrics (its /metrics).
+    const frameCounts = (await rendererFrameTime.get()).values.filter(
+      (v) => v.metricName === "avatar_renderer_frame_seconds_count",
+    );
+    expect(frameCounts.reduce((n, v) => n + v.value, 0)).toBeGreaterThan(10);
     await viewer.close();
     await client.close();
     await stopSession(suite, s.session_token);

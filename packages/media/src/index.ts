@@ -27,6 +27,7 @@ export { benchRender, type RenderCost } from "./render/bench.js";
 export {
   PortraitRenderer,
   type PortraitRendererOptions,
+  type RendererObserver,
   type RendererStats,
 } from "./render/portrait-renderer.js";
 export { frameToPng, renderPoster } from "./render/poster.js";

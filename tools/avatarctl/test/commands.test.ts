@@ -314,12 +314,21 @@ describe("import", () => {
 describe("the avatarctl process (pnpm avatarctl)", () => {
   const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
+  /**
+   * The process reads the clock the services in this process read: under CI's clock guard (faketime,
+   * which works by LD_PRELOAD) its service tokens would otherwise be dated 400 days before theirs.
+   */
+  function clockEnv(): Record<string, string> {
+    const names = ["LD_PRELOAD", "FAKETIME", "FAKETIME_DONT_FAKE_MONOTONIC"];
+    return Object.fromEntries(names.flatMap((n) => (process.env[n] ? [[n, process.env[n]]] : [])));
+  }
+
   function runProcess(argv: string[]): Promise<CliResult> {
     return new Promise((resolve) => {
       execFile(
         process.execPath,
         ["--import", "tsx", "tools/avatarctl/src/main.ts", ...argv],
-        { cwd: repoRoot, env: { PATH: process.env.PATH, ...services.env }, timeout: 60_000 },
+        { cwd: repoRoot, env: { ...clockEnv(), PATH: process.env.PATH, ...services.env }, timeout: 60_000 },
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
           resolve({ code, stdout, stderr });

@@ -38,6 +38,8 @@ export interface PortraitRendererOptions extends RendererSettings {
 /** How a renderer of a rasterized look animates and paces it. */
 export interface RendererSettings {
   clock: MediaClock;
+  /** Told how long each frame took to draw and of each frame skipped (metrics). */
+  observer?: RendererObserver;
   /** Seeds the idle motion (blinks, sway); default (with `create`): the look key. */
   seed?: string;
   /**
@@ -46,6 +48,11 @@ export interface RendererSettings {
    * instead would cost more than drawing it.
    */
   framePool?: number;
+}
+
+export interface RendererObserver {
+  rendered(ms: number): void;
+  skipped(): void;
 }
 
 export interface RendererStats {
@@ -63,6 +70,7 @@ export class PortraitRenderer implements AvatarVideoGenerator {
   readonly height: number;
   private readonly raster: LookRaster;
   private readonly clock: MediaClock;
+  private readonly observer: RendererObserver | undefined;
   private readonly queue = new AudioQueue(INPUT_RATE);
   private readonly mouth = new MouthEstimator(INPUT_RATE);
   private readonly motion: IdleMotion;
@@ -102,6 +110,7 @@ export class PortraitRenderer implements AvatarVideoGenerator {
     this.width = raster.width;
     this.height = raster.height;
     this.clock = settings.clock;
+    this.observer = settings.observer;
     this.motion = new IdleMotion(settings.seed ?? "");
     this.unit = Math.min(raster.width, raster.height) / 720;
     const frameBytes = (raster.bases[0] as { data: Uint8Array }).data.length;
@@ -166,6 +175,7 @@ export class PortraitRenderer implements AvatarVideoGenerator {
 
   /** The next frame now, without pacing (frames() paces it; tests and benchmarks call it directly). */
   renderFrame(at: number): AvFrame {
+    const began = performance.now();
     const from = this.queue.position;
     const voiced = this.queue.take(this.input);
     const marked = voiced > 0 ? this.queue.markedViseme(from, from + INPUT_PER_FRAME) : undefined;
@@ -186,6 +196,7 @@ export class PortraitRenderer implements AvatarVideoGenerator {
       speaking: voiced > 0,
     };
     if (utteranceEnd) frame.utteranceEnd = true;
+    this.observer?.rendered(performance.now() - began);
     return frame;
   }
 
@@ -224,6 +235,7 @@ export class PortraitRenderer implements AvatarVideoGenerator {
     this.passedUtteranceEnd(from + INPUT_PER_FRAME);
     this.motion.pose(this.index++, this.voice);
     this.counts.framesSkipped++;
+    this.observer?.skipped();
   }
 
   private passedUtteranceEnd(until: number): boolean {

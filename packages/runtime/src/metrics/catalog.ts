@@ -208,8 +208,8 @@ export const rendererFrameTime = new Histogram({
 
 export const rendererDroppedFrames = new Counter({
   name: "avatar_renderer_dropped_frames_total",
-  help: "Video frames not delivered on time (rendering or encoding fell behind the 25 fps clock)",
-  labelNames: ["quality"] as const,
+  help: "Video frames not delivered on time, by where it fell behind the 25 fps clock: render (skipped by the renderer, counted as it happens) or encode (dropped by the encoder, counted when the session's media stops)",
+  labelNames: ["quality", "stage"] as const,
   registers,
 });
 

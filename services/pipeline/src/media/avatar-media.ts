@@ -19,6 +19,7 @@ import { create } from "@bufbuild/protobuf";
 import type { Clock } from "../realtime/clock.js";
 import type { AvatarOutput } from "./avatar-output.js";
 import type { LookSource } from "./look-source.js";
+import { type RendererMetrics, rendererMetrics } from "./renderer-metrics.js";
 import type { SessionMedia, SessionMediaContext } from "./session-media.js";
 import { tappedFrames } from "./tapped-frames.js";
 import type { TransportAPublication, TransportAPublishing } from "./transport-a.js";
@@ -35,6 +36,7 @@ export interface AvatarMediaDeps {
 interface Live {
   renderer: PortraitRenderer;
   stream: MediaSession;
+  metrics: RendererMetrics;
   room?: { publication: TransportAPublication | undefined; leave: AbortController };
 }
 
@@ -116,6 +118,7 @@ export class AvatarMedia implements SessionMedia {
     if (!live) return;
     live.room?.leave.abort();
     await live.stream.close();
+    live.metrics.encoderDropped(live.stream.stats.video.dropped);
     live.renderer.close();
     const report = await live.room?.publication?.done.catch(() => undefined);
     if (report) this.ctx.log.info("left the transportA room", { report });
@@ -136,6 +139,7 @@ export class AvatarMedia implements SessionMedia {
     const { look, lookKey } = await this.deps.looks.get(session.spaceId, config.avatarId);
     if (this.stopped) throw new Error("the session's media has stopped");
     const settings = streamSettings(config.videoSettings);
+    const metrics = rendererMetrics(settings.quality);
     const renderer = await PortraitRenderer.create({
       look,
       lookKey,
@@ -143,6 +147,7 @@ export class AvatarMedia implements SessionMedia {
       orientation: settings.orientation,
       clock: mediaClockOf(clock),
       seed: session.id,
+      observer: metrics,
     });
     // The voice that would be playing now goes on from where it is.
     for (const chunk of this.waiting.takeUnplayed()) {
@@ -160,7 +165,7 @@ export class AvatarMedia implements SessionMedia {
     });
     const onFrame = this.ctx.onFrame;
     if (onFrame) stream.tap((frame) => onFrame(frame));
-    this.live = { renderer, stream, ...(await this.joinRoom(stream)) };
+    this.live = { renderer, stream, metrics, ...(await this.joinRoom(stream)) };
     return this.live;
   }
 
