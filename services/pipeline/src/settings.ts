@@ -23,6 +23,11 @@ export const pipelineSettings = {
   PIPELINE_RECONCILE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
   /** An assigned session that has not started after this long was not started here (its start failed). */
   PIPELINE_START_WAIT_MS: env.int({ default: 20_000, min: 50, max: 600_000 }),
+  /**
+   * On SIGTERM, how long the worker waits for its sessions to be handed to other workers before it exits
+   * anyway (a session not handed over moves when its lease runs out).
+   */
+  PIPELINE_DRAIN_TIMEOUT_MS: env.int({ default: 5_000, min: 10, max: 600_000 }),
   /** The avatar's video and voice for WHEP viewers; off, sessions run with their events only. */
   PIPELINE_MEDIA: env.bool({ default: true }),
 };

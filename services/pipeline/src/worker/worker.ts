@@ -28,9 +28,6 @@ export interface WorkerDeps {
   media: SessionMediaFactory;
 }
 
-/** How long a stopping worker waits for its sessions to be handed over before it goes anyway. */
-const STOP_WAIT_MS = 5_000;
-
 /**
  * One pipeline process: claims starting sessions (and running ones whose worker was lost) from the
  * workers' queue group while it has room, and runs a SessionRunner for each. Its heartbeat, a request the
@@ -89,7 +86,7 @@ export class PipelineWorker {
     const handing = Promise.all([...[...this.runners.values()].map((r) => r.handOver()), ...this.pending]);
     await Promise.race([
       handing,
-      new Promise<void>((resolve) => this.deps.clock.after(STOP_WAIT_MS, resolve)),
+      new Promise<void>((resolve) => this.deps.clock.after(this.deps.settings.PIPELINE_DRAIN_TIMEOUT_MS, resolve)),
     ]);
     this.heartbeatTimer.clear();
     this.reconcileTimer.clear();
