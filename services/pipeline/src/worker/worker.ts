@@ -86,7 +86,9 @@ export class PipelineWorker {
     const handing = Promise.all([...[...this.runners.values()].map((r) => r.handOver()), ...this.pending]);
     await Promise.race([
       handing,
-      new Promise<void>((resolve) => this.deps.clock.after(this.deps.settings.PIPELINE_DRAIN_TIMEOUT_MS, resolve)),
+      new Promise<void>((resolve) =>
+        this.deps.clock.after(this.deps.settings.PIPELINE_DRAIN_TIMEOUT_MS, resolve),
+      ),
     ]);
     this.heartbeatTimer.clear();
     this.reconcileTimer.clear();
