@@ -286,6 +286,22 @@ describe("the manifest checks", () => {
     ]);
   });
 
+  it("catch a command that is not a bundle pnpm build makes, or whose source is gone", () => {
+    expect(check.entryFileProblems(goodSuite())).toEqual([]);
+    const fromSource = broken("Deployment", "tokens", (r) => {
+      appOf(r).command = ["node", "services/tokens/src/main.ts"];
+    });
+    expect(check.entryFileProblems(fromSource)).toEqual([
+      "services/tokens/src/main.ts is not a bundle that pnpm build makes (tools/build)",
+    ]);
+    const misspelled = broken("Deployment", "catalog", (r) => {
+      appOf(r).command = ["node", "services/catalogue/dist/main.js"];
+    });
+    expect(check.entryFileProblems(misspelled)).toEqual([
+      "services/catalogue/dist/main.js is not a bundle that pnpm build makes (tools/build)",
+    ]);
+  });
+
   it("catch an Ingress to another Service than the gateway", () => {
     const backend = (name: string) => ({ service: { name, port: { name: "http" } } });
     const ingress = resource("networking.k8s.io/v1", "Ingress", "public", {

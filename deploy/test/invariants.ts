@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { PROCESSES } from "@avatar/build/processes";
 import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import type { IIngress, INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import type { IPodDisruptionBudget } from "kubernetes-models/policy/v1";
@@ -142,11 +143,15 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
 /** The entry files the commands name exist in the repository. */
 export function entryFileProblems(resources: Resource[]): string[] {
   const repo = path.resolve(deployDir, "..");
+  const bundled = new Set(PROCESSES.map((p) => `${p.dir}/dist/main.js`));
   return workloads(resources)
     .filter(isSuite)
     .flatMap((w) => w.containers.map((c) => c.command?.at(-1) ?? ""))
-    .filter((file) => !existsSync(path.join(repo, file)))
-    .map((file) => `${file} does not exist in the repository`);
+    .flatMap((file) => {
+      if (!bundled.has(file)) return [`${file} is not a bundle that pnpm build makes (tools/build)`];
+      const source = file.replace(/\/dist\/main\.js$/, "/src/main.ts");
+      return existsSync(path.join(repo, source)) ? [] : [`${source} does not exist in the repository`];
+    });
 }
 
 /** ConfigMap and Secret references resolve; a Secret not rendered must be the documented external one. */

@@ -58,7 +58,7 @@ describe("the YAML files under deploy/base and deploy/overlays, parsed directly"
     expect(strictTypeProblems(sets)).toEqual([]);
   });
 
-  it("start processes whose entry files exist in the repository", () => {
+  it("start the bundles pnpm build makes of entry files in the repository", () => {
     const base = sources.filter((s) => s.file.startsWith("base/") && s.role === "resource");
     const resources = base.flatMap((s) => s.documents.map((d) => asResource(d, s.file)));
     expect(check.missingComponentProblems(resources)).toEqual([]);
