@@ -15,6 +15,7 @@ case "$MODE" in
   *) echo "usage: $0 build | run POSTGRES_URL NATS_URL" >&2; exit 2 ;;
 esac
 IMAGE=localhost/avatar-session-service:ci
+PIPELINE_IMAGE=localhost/avatar-session-service-pipeline:ci
 PREFIX=avatar-ci-$$
 WORK=$(mktemp -d)
 # This sandbox lets no container raise its limits and has hybrid cgroups (crun refuses them): the
@@ -39,21 +40,28 @@ say "--- base image (Debian bookworm from Debian's packages + Node from npm's no
 BASE=$(deploy/image/node-base.sh)
 say "$BASE: $(podman run --rm "$BASE" node --version)"
 
-say "--- build $IMAGE"
 CA=/etc/ssl/certs/ca-certificates.crt
 ca_args=()
 [ -s "$CA" ] && ca_args=(--volume "$CA:/etc/ssl/certs/host-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/host-ca.crt)
-build_start=$SECONDS
-buildah build --quiet --network host --layers \
-  --ignorefile deploy/Containerfile.dockerignore -f deploy/Containerfile \
-  --build-arg NODE_IMAGE="$BASE" "${ca_args[@]}" -t "$IMAGE" . >"$WORK/build.log" 2>&1 \
-  || { tail -40 "$WORK/build.log"; say "image build failed"; exit 1; }
-say "built in $((SECONDS - build_start)) s"
+build_target() { # build_target TARGET TAG: one stage of the Containerfile (the second reuses the build stage)
+  local build_start=$SECONDS
+  say "--- build $2 (--target $1)"
+  buildah build --quiet --network host --layers \
+    --ignorefile deploy/Containerfile.dockerignore -f deploy/Containerfile --target "$1" \
+    --build-arg NODE_IMAGE="$BASE" "${ca_args[@]}" -t "$2" . >"$WORK/build.log" 2>&1 \
+    || { tail -40 "$WORK/build.log"; say "image build failed"; exit 1; }
+  say "built in $((SECONDS - build_start)) s"
+}
+build_target runtime "$IMAGE"
+build_target pipeline "$PIPELINE_IMAGE"
 fi
-podman image exists "$IMAGE" || { say "no image $IMAGE: run '$0 build' first"; exit 1; }
-size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
-say "image size: $((size / 1024 / 1024)) MiB ($IMAGE${BASE:+, base $BASE})"
-say "runs as: $(podman image inspect --format '{{.Config.User}}' "$IMAGE"), node $(podman run --rm "$IMAGE" node --version)"
+for image in "$IMAGE" "$PIPELINE_IMAGE"; do
+  podman image exists "$image" || { say "no image $image: run '$0 build' first"; exit 1; }
+  size=$(podman image inspect --format '{{.Size}}' "$image")
+  say "image size: $((size / 1024 / 1024)) MiB ($image${BASE:+, base $BASE})"
+  say "runs as: $(podman image inspect --format '{{.Config.User}}' "$image"), node $(podman run --rm "$image" node --version)"
+done
+say "the pipeline's encoder: $(podman run --rm "$PIPELINE_IMAGE" sh -c '"$FFMPEG_PATH" -version' | head -1)"
 [ "$MODE" = build ] && exit 0
 
 say "--- run every process from the image (podman, host loopback)"
@@ -71,9 +79,10 @@ common=(--network host --read-only --tmpfs /tmp --user 1000:1000 --security-opt 
   -e ENCRYPTION_KEYS="ci:$(head -c 32 /dev/urandom | base64)" -e SERVICE_IDENTITY_PUBLIC_KEYS="$(key public-keys)"
   "${url_env[@]}")
 run_process() { # run_process NAME ENTRY [ENV...]
-  local name=$1 entry=$2; shift 2
+  local name=$1 entry=$2 image=$IMAGE; shift 2
+  [ "$name" = pipeline ] && image=$PIPELINE_IMAGE
   podman run -d --name "$PREFIX-$name" "${common[@]}" -e PORT="${PORTS[$name]}" \
-    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$IMAGE" node "$entry" >/dev/null
+    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node "$entry" >/dev/null
   started+=("$PREFIX-$name")
 }
 for name in tokens catalog agents memory sessions pipeline webhooks; do
