@@ -20,7 +20,6 @@ export {
   MediaSession,
   type MediaSessionOptions,
   type MediaSessionStats,
-  type SentFrame,
 } from "./media-session.js";
 export { MkvRecorder, type RecordingSummary } from "./record/recorder.js";
 export { benchRender, type RenderCost } from "./render/bench.js";

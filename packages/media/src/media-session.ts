@@ -44,17 +44,6 @@ export interface MediaSessionOptions {
   onError?: (error: Error) => void;
 }
 
-/** What each sent frame looked like, for metrics (e.g. a turn's first frame with the mouth open). */
-export interface SentFrame {
-  index: number;
-  at: number;
-  mouthOpen: number;
-  speaking: boolean;
-  /** Wall time (epoch ms) it left for the viewers. */
-  sentAt: number;
-  keyframe: boolean;
-}
-
 export interface MediaSessionStats {
   framesIn: number;
   video: VideoEncoderStats;
@@ -76,7 +65,6 @@ export class MediaSession {
   private readonly viewers = new Map<string, Viewer>();
   private reserved = 0;
   private readonly taps = new Set<(frame: AvFrame) => void>();
-  private readonly sentListeners = new Set<(frame: SentFrame) => void>();
   private readonly clock = new MediaClock(VIDEO_RTP_CLOCK, OPUS_RTP_CLOCK);
   private readonly videoSsrc = random32();
   private readonly audioSsrc = random32();
@@ -93,7 +81,8 @@ export class MediaSession {
   /** Encoders being shut down (close() waits for them). */
   private readonly stopping = new Set<Promise<void>>();
   private readonly statsCounters = { framesIn: 0, audioPackets: 0, firstFrameAfterAnswerMs: [] as number[] };
-  private lastEncoderStats: VideoEncoderStats = { submitted: 0, encoded: 0, dropped: 0, handovers: 0 };
+  /** Counts of the encoders that have stopped (one per period with viewers); the running one adds its own. */
+  private pastEncoderStats: VideoEncoderStats = { submitted: 0, encoded: 0, dropped: 0, handovers: 0 };
 
   constructor(private readonly options: MediaSessionOptions) {
     this.now = options.now ?? Date.now;
@@ -157,15 +146,10 @@ export class MediaSession {
   }
 
   /** Each frame as it leaves for the viewers (video and its audio). */
-  onFrameSent(listener: (frame: SentFrame) => void): () => void {
-    this.sentListeners.add(listener);
-    return () => this.sentListeners.delete(listener);
-  }
-
   get stats(): MediaSessionStats {
     return {
       framesIn: this.statsCounters.framesIn,
-      video: { ...(this.encoder?.stats ?? this.lastEncoderStats) },
+      video: addStats(this.pastEncoderStats, this.encoder?.stats),
       audioPackets: this.statsCounters.audioPackets,
       viewers: this.viewers.size,
       firstFrameAfterAnswerMs: [...this.statsCounters.firstFrameAfterAnswerMs],
@@ -234,21 +218,9 @@ export class MediaSession {
       }
       viewer.peer.sendVideo(payloads, timestamp);
     }
-    const source = this.pendingAudio.get(encoded.index);
     this.sendAudioUpTo(encoded.index);
     this.clock.sent(encoded.index, sentAt);
     for (const viewer of newcomers) this.sendSenderReportsTo(viewer, sentAt);
-    if (source) {
-      const sent: SentFrame = {
-        index: encoded.index,
-        at: source.at,
-        mouthOpen: source.mouthOpen,
-        speaking: source.speaking,
-        sentAt,
-        keyframe: encoded.keyframe,
-      };
-      for (const listener of this.sentListeners) listener(sent);
-    }
   }
 
   /** Encodes and sends the audio of every pending frame up to `index`, in order. */
@@ -284,7 +256,7 @@ export class MediaSession {
   private async stopEncoding(): Promise<void> {
     const encoder = this.encoder;
     this.encoder = undefined;
-    if (encoder) this.lastEncoderStats = { ...encoder.stats };
+    if (encoder) this.pastEncoderStats = addStats(this.pastEncoderStats, encoder.stats);
     this.opus?.close();
     this.opus = undefined;
     this.pendingAudio.clear();
@@ -314,4 +286,14 @@ export class MediaSession {
     }
     await Promise.race([this.pump, new Promise((r) => setTimeout(r, 1000))]);
   }
+}
+
+function addStats(a: VideoEncoderStats, b: VideoEncoderStats | undefined): VideoEncoderStats {
+  if (!b) return { ...a };
+  return {
+    submitted: a.submitted + b.submitted,
+    encoded: a.encoded + b.encoded,
+    dropped: a.dropped + b.dropped,
+    handovers: a.handovers + b.handovers,
+  };
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -6,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { syntheticFrame, syntheticFrames } from "../src/bench/synthetic-frames.js";
 import { itemAt } from "../src/checked.js";
 import { liveEncoderProcesses } from "../src/encode/encoder-process.js";
+import { ffmpegBinary } from "../src/encode/ffmpeg-binary.js";
 import { OpusEncoder } from "../src/encode/opus-encoder.js";
 import { VideoEncoder } from "../src/encode/video-encoder.js";
 import type { EncodedVideoFrame } from "../src/encode/video-encoding.js";
@@ -57,6 +59,19 @@ async function encodeAll(codec: "H264" | "VP8", count: number, keyframeAt?: numb
 
 afterAll(() => expect(liveEncoderProcesses()).toBe(0));
 
+/** The mean luma of each frame of a video file. */
+function decodeLuma(file: string, width: number, height: number): number[] {
+  const args = ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"];
+  const raw = spawnSync(ffmpegBinary(), args, { maxBuffer: 1 << 28 }).stdout;
+  const luma = width * height;
+  const frame = luma * 1.5;
+  return Array.from({ length: Math.floor(raw.length / frame) }, (_, k) => {
+    let sum = 0;
+    for (let i = k * frame; i < k * frame + luma; i++) sum += raw[i] as number;
+    return sum / luma;
+  });
+}
+
 describe("video encoder", () => {
   it("H264: one access unit per frame, in order, decodable to the right number and size of frames", async () => {
     const { out, width, height } = await encodeAll("H264", 30);
@@ -94,6 +109,33 @@ describe("video encoder", () => {
       expect(decodeWithFfmpeg(file).videoFrames).toBe(30);
     },
   );
+
+  it("encodes what it was given while starting, though the caller reuses the buffer at once", async () => {
+    const { width, height } = videoSize("low");
+    const out: EncodedVideoFrame[] = [];
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width, height },
+      onFrame: (f) => out.push(f),
+    });
+    // Grey frames of six levels, all drawn into one buffer before the encoder has answered once.
+    const levels = [40, 80, 120, 160, 200, 240];
+    const shared = new Uint8Array(width * height * 1.5);
+    for (const [index, level] of levels.entries()) {
+      shared.fill(level, 0, width * height).fill(128, width * height);
+      const frame = {
+        ...syntheticFrame(index, { width, height }, index * 40),
+        video: { width, height, data: shared },
+      };
+      expect(encoder.encode(frame)).toBe(true);
+    }
+    const deadline = Date.now() + 10_000;
+    while (out.length < levels.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await encoder.close();
+    const file = join(dir, "reused.h264");
+    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
+    const decoded = decodeLuma(file, width, height);
+    expect(decoded.map((mean) => Math.round(mean / 10) * 10)).toEqual(levels);
+  });
 
   it("drops frames (and counts them) instead of queueing when the encoder is behind", async () => {
     const { width, height } = videoSize("low");

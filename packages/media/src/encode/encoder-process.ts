@@ -76,10 +76,15 @@ export class EncoderProcess {
     return !this.exited && !this.closing;
   }
 
-  /** Writes one I420 frame under the source index `index`. */
+  /**
+   * Writes one I420 frame under the source index `index`. The pipe keeps a reference to the bytes until
+   * ffmpeg reads them, and the renderer reuses its few frame buffers in rotation. Once the process runs,
+   * the encoder's in-flight limit holds fewer frames than that rotation; a process still starting up may
+   * hold more (VideoEncoder's startup allowance), so until its first output each frame is copied.
+   */
   write(index: number, i420: Uint8Array): void {
     this.pending.set(this.written++, index);
-    this.child.stdin.write(i420);
+    this.child.stdin.write(this.started ? i420 : i420.slice());
   }
 
   private read(chunk: Buffer): void {
