@@ -16,7 +16,7 @@ import { SessionTokenVerifier } from "./auth/session-tokens.js";
 import type { GatewayConfig } from "./config.js";
 import { corsHeaders } from "./http/cors.js";
 import { failure, success } from "./http/envelope.js";
-import { HttpError, toHttpError } from "./http/http-error.js";
+import { HttpError, rateLimited, toHttpError } from "./http/http-error.js";
 import { parseRequest } from "./http/parse-request.js";
 import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-url.js";
 import { sendJson, sendRaw } from "./http/respond.js";
@@ -91,11 +91,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
   const failures = new AuthFailureBudget(limiter, config.AUTH_FAILURES_PER_IP, deps.now);
   const failureGuard = (clientIp: string): FailureGuard => ({
     lookup: (lookup) =>
-      failures.lookup(
-        clientIp,
-        lookup,
-        (refusal) => new HttpError(429, "Rate limit exceeded", undefined, rateLimitHeaders(refusal)),
-      ),
+      failures.lookup(clientIp, lookup, (refusal) => rateLimited(rateLimitHeaders(refusal))),
     failed: () => failures.recordFailure(clientIp),
   });
 
@@ -188,11 +184,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       limit: limitOf(route.rateLimit, config.RATE_LIMIT_PER_SECOND),
     });
     Object.assign(headers, rateLimitHeaders(decision));
-    if (!decision.allowed) {
-      if (route.errors)
-        throw new HttpError(429, "Rate limit exceeded", undefined, rateLimitHeaders(decision));
-      return sendJson(res, 429, failure(429, "Rate limit exceeded"), headers);
-    }
+    if (!decision.allowed) throw rateLimited(rateLimitHeaders(decision));
     if (authError !== undefined || !principal) throw authError;
 
     const parsed = await parseRequest(route, req, params, url.searchParams, config.MAX_BODY_BYTES);

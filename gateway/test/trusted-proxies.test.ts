@@ -55,6 +55,17 @@ describe("trusted proxies", () => {
     expect(forwardedProto(req("10.0.0.5", { "x-forwarded-proto": "gopher" }), ingress)).toBeUndefined();
   });
 
+  it("take the scheme the trusted proxy wrote, not one the client sent before it", () => {
+    const appended = { "x-forwarded-proto": "https, http" };
+    expect(forwardedProto(req("10.0.0.5", appended), ingress)).toBe("http");
+    const standard = { forwarded: 'for=198.51.100.1;proto=https, for="[2001:db8::1]";proto=http' };
+    expect(forwardedProto(req("10.0.0.5", standard), ingress)).toBe("http");
+    expect(forwardedProto(req("10.0.0.5", { forwarded: "for=198.51.100.1;proto=https" }), ingress)).toBe(
+      "https",
+    );
+    expect(forwardedProto(req("198.51.100.1", { forwarded: "proto=https" }), ingress)).toBeUndefined();
+  });
+
   it("come from TRUSTED_PROXIES; TRUST_PROXY=true still trusts everyone, an empty list no one", () => {
     const config = (env: Record<string, string>) => proxyTrust(readGatewayConfig(env));
     expect(config({}).any).toBe(false);

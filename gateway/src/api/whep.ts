@@ -8,7 +8,7 @@ import {
 import { SessionState } from "@avatar/contracts/sessions";
 import { realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
-import { HttpError } from "../http/http-error.js";
+import { HttpError, serviceUnavailable } from "../http/http-error.js";
 import type { RequestContext, RouteResult } from "../http/route.js";
 import * as s from "../schema/index.js";
 import { readScope } from "./sessions.js";
@@ -101,5 +101,6 @@ async function relay(
   }
 }
 
+/** The session's worker could not answer now; a viewer retries within a second. */
 const unavailable = (message = "The session's media is unavailable; try again") =>
-  new HttpError(503, message, undefined, { "Retry-After": "1" });
+  serviceUnavailable(message, 1);

@@ -38,7 +38,7 @@ const statusOfCode: Partial<Record<Code, number>> = {
 };
 
 /** A 503 tells the client when to try again (a service or its database is briefly down). */
-export const RETRY_AFTER_SECONDS = 2;
+const RETRY_AFTER_SECONDS = 2;
 
 /** Turns anything a handler threw into an HttpError; unexpected errors become a 500 with no detail. */
 export function toHttpError(err: unknown): HttpError {
@@ -60,10 +60,14 @@ export function toHttpError(err: unknown): HttpError {
 }
 
 /** 503 in the envelope (code 5030) with Retry-After. */
-export const serviceUnavailable = () =>
-  new HttpError(503, "Service temporarily unavailable", undefined, {
-    "Retry-After": String(RETRY_AFTER_SECONDS),
-  });
+export const serviceUnavailable = (
+  message = "Service temporarily unavailable",
+  retryAfterSeconds = RETRY_AFTER_SECONDS,
+) => new HttpError(503, message, undefined, { "Retry-After": String(retryAfterSeconds) });
+
+/** 429 in the envelope with the limiter's headers (Retry-After, X-RateLimit-*). */
+export const rateLimited = (headers: Record<string, string>) =>
+  new HttpError(429, "Rate limit exceeded", undefined, headers);
 
 function publicServerMessage(status: number): string {
   if (status === 501) return "Not implemented";

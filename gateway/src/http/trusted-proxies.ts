@@ -81,13 +81,16 @@ export function clientAddress(req: IncomingMessage, trust: ProxyTrust): string {
 
 /**
  * The scheme the client used, when a trusted proxy says so: X-Forwarded-Proto, else the standard
- * Forwarded header's `proto` (RFC 7239; its first element is the client's side).
+ * Forwarded header's `proto` (RFC 7239). The last element is the one the trusted peer wrote; the ones
+ * before it came with the request, from the client or proxies nobody vouches for.
  */
 export function forwardedProto(req: IncomingMessage, trust: ProxyTrust): string | undefined {
   const peer = unmapped(req.socket.remoteAddress ?? "");
   if (!peer || !trust.trusts(peer)) return undefined;
-  const standard = /(?:^|;)\s*proto\s*=\s*"?([A-Za-z]+)"?/i.exec(headerList(req, "forwarded")[0] ?? "")?.[1];
-  const proto = (headerList(req, "x-forwarded-proto")[0] ?? standard)?.toLowerCase();
+  const standard = /(?:^|;)\s*proto\s*=\s*"?([A-Za-z]+)"?/i.exec(
+    headerList(req, "forwarded").at(-1) ?? "",
+  )?.[1];
+  const proto = (headerList(req, "x-forwarded-proto").at(-1) ?? standard)?.toLowerCase();
   return proto === "http" || proto === "https" ? proto : undefined;
 }
 

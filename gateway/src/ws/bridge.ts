@@ -15,12 +15,12 @@ import { WebSocketServer } from "ws";
 import { presentedCredentials, rateLimitIdentity } from "../auth/credentials.js";
 import type { GatewayConfig } from "../config.js";
 import { toHttpError } from "../http/http-error.js";
+import { endWithError } from "../http/raw-response.js";
 import { proxyTrust } from "../http/trusted-proxies.js";
 import { limitOf } from "../limits.js";
 import { type RateLimiter, rateLimitHeaders } from "../ratelimit/index.js";
 import { ClientSocket } from "./client-socket.js";
 import { relayFits } from "./message-frame.js";
-import { refuseUpgrade } from "./refuse.js";
 import { redeemTicket } from "./ticket.js";
 
 export const EVENTS_PATH = "/v1/sessions/ws";
@@ -71,9 +71,9 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on("error", () => socket.destroy());
     const url = new URL(req.url ?? "/", "http://gateway.invalid");
-    if (url.pathname !== EVENTS_PATH) return refuseUpgrade(socket, 404, "Not Found");
-    if (closing) return refuseUpgrade(socket, 503, "Service temporarily unavailable");
-    if (!isWebSocketHandshake(req)) return refuseUpgrade(socket, 400, "Expected a WebSocket handshake");
+    if (url.pathname !== EVENTS_PATH) return endWithError(socket, 404, "Not Found");
+    if (closing) return endWithError(socket, 503, "Service temporarily unavailable");
+    if (!isWebSocketHandshake(req)) return endWithError(socket, 400, "Expected a WebSocket handshake");
 
     // The upgrade takes no credential but its ticket: whatever headers it carries, it counts per IP.
     const credentials = presentedCredentials(req, proxyTrust(deps.config));
@@ -83,7 +83,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
       limit: limitOf("default", deps.config.RATE_LIMIT_PER_SECOND),
     });
     if (!decision.allowed) {
-      return refuseUpgrade(socket, 429, "Rate limit exceeded", rateLimitHeaders(decision));
+      return endWithError(socket, 429, "Rate limit exceeded", rateLimitHeaders(decision));
     }
 
     let sessionId: string;
@@ -92,7 +92,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
     } catch (err) {
       const e = toHttpError(err);
       if (e.status >= 500) deps.log.error("event socket refused", { err });
-      return refuseUpgrade(socket, e.status, e.message);
+      return endWithError(socket, e.status, e.message);
     }
     if (socket.destroyed) return;
 
@@ -122,7 +122,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     upgrade(req, socket, head).catch((err: unknown) => {
       deps.log.error("event socket upgrade failed", { err });
-      refuseUpgrade(socket, 500, "Internal server error");
+      endWithError(socket, 500, "Internal server error");
     });
   };
   server.on("upgrade", onUpgrade);
