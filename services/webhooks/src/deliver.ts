@@ -1,7 +1,11 @@
-import http from "node:http";
-import https from "node:https";
-import type { LookupFunction } from "node:net";
-import { type EgressPolicy, resolveAllowed } from "./egress.js";
+import {
+  EgressError,
+  type EgressFetch,
+  type EgressPolicy,
+  type Env,
+  egressAllowEntries,
+  egressPolicy,
+} from "@avatar/runtime";
 
 /** What a receiver answered (any status), or why there was no answer. */
 export type DeliveryResult = { status: number } | { error: string; refused?: boolean };
@@ -10,52 +14,42 @@ export type DeliveryResult = { status: number } | { error: string; refused?: boo
 export type Deliver = (url: string, body: string, headers: Record<string, string>) => Promise<DeliveryResult>;
 
 /**
- * The real delivery: a POST over node's http(s), to the address egress.ts allowed (pinned through the
- * socket's lookup, so the connection goes where the check looked), no redirects followed, the whole
- * exchange bounded by `timeoutMs`. The response body is read and dropped.
+ * Where webhooks may go: public addresses and whatever EGRESS_ALLOW adds (the runtime's egress guard),
+ * plus loopback receivers when the operator allows them for development. The operator's own provider
+ * URLs are not trusted here: a customer's webhook has no business with them.
  */
-export function httpDeliver(options: { policy: EgressPolicy; timeoutMs: number }): Deliver {
+export function webhookEgressPolicy(env: Env, allowLoopback: boolean): EgressPolicy {
+  return egressPolicy({
+    allow: [...egressAllowEntries(env), ...(allowLoopback ? ["127.0.0.0/8", "::1/128"] : [])],
+  });
+}
+
+/**
+ * The real delivery: a POST through the egress guard's fetch (the connection goes to the address it
+ * checked, no redirects followed), the whole exchange bounded by `timeoutMs`. The response body is read
+ * and dropped. An address the guard refuses is a refusal; anything else (DNS, network, timeout) a failure
+ * that is retried.
+ */
+export function httpDeliver(options: { fetch: EgressFetch; timeoutMs: number }): Deliver {
   return async (url, body, headers) => {
-    const target = new URL(url);
-    let pinned: { address: string; family: 4 | 6 };
     try {
-      pinned = await resolveAllowed(target.hostname, options.policy);
+      const res = await options.fetch(url, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json", "user-agent": "avatar-webhooks/1" },
+        body,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      await res.arrayBuffer();
+      return { status: res.status };
     } catch (err) {
-      return { error: (err as Error).message, refused: true };
+      const refused = err instanceof EgressError && err.reason !== "unresolvable";
+      const message =
+        err instanceof Error && err.name === "TimeoutError"
+          ? `no answer within ${options.timeoutMs} ms`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+      return refused ? { error: message, refused } : { error: message };
     }
-    const lookup: LookupFunction = (_host, opts, callback) => {
-      if ((opts as { all?: boolean }).all) callback(null, [pinned]);
-      else callback(null, pinned.address, pinned.family);
-    };
-    const client = target.protocol === "https:" ? https : http;
-    return new Promise<DeliveryResult>((resolve) => {
-      const req = client.request(
-        target,
-        {
-          method: "POST",
-          lookup,
-          headers: {
-            ...headers,
-            "content-type": "application/json",
-            "content-length": String(Buffer.byteLength(body)),
-            "user-agent": "avatar-webhooks/1",
-          },
-          timeout: options.timeoutMs,
-        },
-        (res) => {
-          res.resume();
-          res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
-          res.on("error", (err) => resolve({ error: err.message }));
-        },
-      );
-      const deadline = setTimeout(
-        () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)),
-        options.timeoutMs,
-      );
-      req.on("close", () => clearTimeout(deadline));
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
-      req.on("error", (err) => resolve({ error: err.message }));
-      req.end(body);
-    });
   };
 }

@@ -1,6 +1,7 @@
 import type { Subscription } from "@avatar/bus";
 import { WebhooksService } from "@avatar/contracts/webhooks";
 import {
+  createEgressFetch,
   type ServiceApp,
   type ServiceDeps,
   type ServiceModule,
@@ -10,7 +11,7 @@ import {
 } from "@avatar/runtime";
 import { sql } from "kysely";
 import { consumeEvents } from "./consumers.js";
-import { type Deliver, httpDeliver } from "./deliver.js";
+import { type Deliver, httpDeliver, webhookEgressPolicy } from "./deliver.js";
 import { Dispatcher } from "./dispatcher.js";
 import { migrations } from "./migrations/index.js";
 import type { WebhooksDatabase } from "./schema.js";
@@ -19,7 +20,6 @@ import { readWebhooksSettings } from "./settings.js";
 import { runTranscriptChecks } from "./transcript-checks.js";
 
 export type { Deliver, DeliveryResult } from "./deliver.js";
-export { EgressRefused, refusalOf, resolveAllowed } from "./egress.js";
 
 export type { WebhooksDatabase } from "./schema.js";
 export { type WebhooksSettings, webhooksSettings } from "./settings.js";
@@ -49,7 +49,7 @@ export function build(deps: ServiceDeps<WebhooksDatabase>, options: WebhooksOpti
   const deliver =
     options.deliver ??
     httpDeliver({
-      policy: { allowLoopback: settings.WEBHOOKS_ALLOW_LOOPBACK },
+      fetch: createEgressFetch(webhookEgressPolicy(deps.env, settings.WEBHOOKS_ALLOW_LOOPBACK)),
       timeoutMs: settings.WEBHOOKS_TIMEOUT_MS,
     });
   const dispatcher = new Dispatcher({

@@ -10,21 +10,22 @@ import {
   SessionState,
 } from "@avatar/contracts/sessions";
 import { WebhooksService } from "@avatar/contracts/webhooks";
-import { type Clients, publishEvent, silentLogger, topics } from "@avatar/runtime";
+import {
+  type Clients,
+  checkEgressTarget,
+  createEgressFetch,
+  EgressError,
+  publishEvent,
+  silentLogger,
+  topics,
+} from "@avatar/runtime";
 import { openServiceDb, type ServiceTestDb, waitFor } from "@avatar/testkit";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { httpDeliver } from "../src/deliver.js";
-import {
-  build,
-  type Deliver,
-  type DeliveryResult,
-  refusalOf,
-  resolveAllowed,
-  type WebhooksApp,
-} from "../src/index.js";
+import { httpDeliver, webhookEgressPolicy } from "../src/deliver.js";
+import { build, type Deliver, type DeliveryResult, type WebhooksApp } from "../src/index.js";
 import { migrations } from "../src/migrations/index.js";
 import type { WebhooksDatabase } from "../src/schema.js";
 
@@ -172,7 +173,7 @@ describe("registration", () => {
     ["ftp://hooks.example.com/x", "http or https"],
     ["https://user:pw@hooks.example.com/x", "user name or password"],
     ["https://hooks.example.com/x#frag", "fragment"],
-    ["not a url", "not an absolute URL"],
+    ["not a url", "must be an absolute http or https URL"],
   ])("refuses %s", async (url, why) => {
     const { client } = await start();
     const err = ConnectError.from(
@@ -363,6 +364,10 @@ describe("delivery", () => {
 });
 
 describe("egress", () => {
+  const strict = webhookEgressPolicy({}, false);
+  const hookAt = (address: string) =>
+    `http://${address.includes(":") && !address.startsWith("[") ? `[${address}]` : address}/hook`;
+
   it.each([
     ["10.1.2.3"],
     ["172.16.0.1"],
@@ -384,20 +389,26 @@ describe("egress", () => {
     ["64:ff9b::a00:1"],
     ["2002:7f00:1::1"],
     ["2001::1"],
-  ])("refuses %s", (address) => {
-    expect(refusalOf(address, { allowLoopback: false })).toBeDefined();
+  ])("refuses %s", async (address) => {
+    await expect(checkEgressTarget(hookAt(address), strict)).rejects.toThrow(EgressError);
   });
 
   it("judges a URL's host as the URL parser writes it", async () => {
-    const host = new URL("http://[::ffff:127.0.0.1]:8080/hook").hostname;
-    await expect(resolveAllowed(host, { allowLoopback: false })).rejects.toThrow("loopback");
+    await expect(checkEgressTarget("http://[::ffff:127.0.0.1]:8080/hook", strict)).rejects.toThrow(
+      EgressError,
+    );
   });
 
-  it("allows public addresses, and loopback only when the operator allows it", () => {
-    expect(refusalOf("93.184.216.34", { allowLoopback: false })).toBeUndefined();
-    expect(refusalOf("2606:2800:220:1::1", { allowLoopback: false })).toBeUndefined();
-    expect(refusalOf("127.0.0.1", { allowLoopback: true })).toBeUndefined();
-    expect(refusalOf("10.0.0.1", { allowLoopback: true })).toBeDefined();
+  it("allows public addresses, and loopback only when the operator allows it", async () => {
+    const loopbackAllowed = webhookEgressPolicy({}, true);
+    await expect(checkEgressTarget(hookAt("93.184.216.34"), strict)).resolves.toHaveLength(1);
+    await expect(checkEgressTarget(hookAt("2606:2800:220:1::1"), strict)).resolves.toHaveLength(1);
+    await expect(checkEgressTarget(hookAt("127.0.0.1"), loopbackAllowed)).resolves.toHaveLength(1);
+    await expect(checkEgressTarget(hookAt("::1"), loopbackAllowed)).resolves.toHaveLength(1);
+    await expect(checkEgressTarget(hookAt("10.0.0.1"), loopbackAllowed)).rejects.toThrow(EgressError);
+    // EGRESS_ALLOW reaches webhooks as it reaches every customer URL.
+    const allowed = webhookEgressPolicy({ EGRESS_ALLOW: "10.9.0.0/16" }, false);
+    await expect(checkEgressTarget(hookAt("10.9.1.1"), allowed)).resolves.toHaveLength(1);
   });
 
   it("refuses a name when any of its addresses is internal", async () => {
@@ -405,8 +416,8 @@ describe("egress", () => {
       { address: "93.184.216.34", family: 4 },
       { address: "10.0.0.7", family: 4 },
     ];
-    await expect(resolveAllowed("mixed.example.com", { allowLoopback: false, resolve })).rejects.toThrow(
-      "not a public address",
+    await expect(checkEgressTarget("http://mixed.example.com/hook", strict, resolve)).rejects.toThrow(
+      EgressError,
     );
   });
 
@@ -423,14 +434,14 @@ describe("egress", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     try {
-      const refused = await httpDeliver({ policy: { allowLoopback: false }, timeoutMs: 2_000 })(
+      const refused = await httpDeliver({ fetch: createEgressFetch(strict), timeoutMs: 2_000 })(
         url,
         "{}",
         {},
       );
       expect(refused).toMatchObject({ refused: true });
       expect(received).toEqual([]);
-      const viaName = await httpDeliver({ policy: { allowLoopback: false }, timeoutMs: 2_000 })(
+      const viaName = await httpDeliver({ fetch: createEgressFetch(strict), timeoutMs: 2_000 })(
         url.replace("127.0.0.1", "localhost"),
         "{}",
         {},

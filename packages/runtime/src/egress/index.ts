@@ -10,6 +10,7 @@ export { type Cidr, cidrContains, type IpAddress, isPublicIp, parseCidr, parseIp
 export {
   EGRESS_ALLOW,
   type EgressPolicy,
+  egressAllowEntries,
   egressPolicy,
   isAllowedAddress,
   isTrustedTarget,

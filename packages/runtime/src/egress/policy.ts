@@ -60,12 +60,17 @@ export function egressPolicy(options: { allow?: readonly string[]; trustedUrls?:
   return { origins, hosts, domains, ranges } satisfies EgressPolicy;
 }
 
+/** The entries of EGRESS_ALLOW in `env` (comma- or space-separated). */
+export function egressAllowEntries(env: Env): string[] {
+  return (env[EGRESS_ALLOW] ?? "").split(/[\s,]+/);
+}
+
 /** EGRESS_ALLOW plus LOCAL_LLM_URL and every PROVIDER_*_URL set in `env`. */
 export function readEgressPolicy(env: Env): EgressPolicy {
   const trustedUrls = Object.entries(env)
     .filter(([name, value]) => value && (name === "LOCAL_LLM_URL" || /^PROVIDER_[A-Z0-9_]+_URL$/.test(name)))
     .map(([, value]) => value as string);
-  return egressPolicy({ allow: (env[EGRESS_ALLOW] ?? "").split(/[\s,]+/), trustedUrls });
+  return egressPolicy({ allow: egressAllowEntries(env), trustedUrls });
 }
 
 /** True when the operator trusts this URL's host as it is (no address check). */
