@@ -20,7 +20,7 @@ import { HttpError, rateLimited, toHttpError } from "./http/http-error.js";
 import { parseRequest } from "./http/parse-request.js";
 import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-url.js";
 import { sendJson, sendRaw } from "./http/respond.js";
-import type { Principal, Route } from "./http/route.js";
+import type { CorsOrigins, Principal, Route } from "./http/route.js";
 import { Router } from "./http/router.js";
 import { proxyTrust } from "./http/trusted-proxies.js";
 import { limitOf } from "./limits.js";
@@ -89,6 +89,12 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
   // Revocations reach every replica over the bus: the key stops authenticating here at once.
   const revocations = onApiKeyRevoked(deps.bus, (r) => authenticators.apiKeys.revoke(r.apiKeyId));
   const failures = new AuthFailureBudget(limiter, config.AUTH_FAILURES_PER_IP, deps.now);
+  /** A route's own CORS origins (an embed's); none when they cannot be read, so no origin is allowed. */
+  const allowedOrigins = (cors: CorsOrigins, params: Record<string, string>) =>
+    cors(params, deps.clients).catch((err: unknown) => {
+      log.warn("could not read a route's allowed origins", { err });
+      return [];
+    });
   const failureGuard = (clientIp: string): FailureGuard => ({
     lookup: (lookup) =>
       failures.lookup(clientIp, lookup, (refusal) => rateLimited(rateLimitHeaders(refusal))),
@@ -110,8 +116,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       const found = router.lookup(target, url.pathname);
       const cors = found.kind === "found" ? found.match.route.cors : undefined;
       if (found.kind === "found" && cors) {
-        const allowed =
-          cors === true ? undefined : await cors(found.match.params, deps.clients).catch(() => []);
+        const allowed = cors === true ? undefined : await allowedOrigins(cors, found.match.params);
         return sendRaw(res, 204, null, { ...headers, ...corsHeaders(req, true, allowed) });
       }
       return sendRaw(res, 204, null, { ...headers, Allow: "GET, POST, PATCH, DELETE, OPTIONS" });
@@ -156,8 +161,9 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     params: Record<string, string>,
   ) {
     if (route.cors === true) Object.assign(headers, corsHeaders(req, false));
-    else if (route.cors) {
-      const allowed = await route.cors(params, deps.clients).catch(() => []);
+    else if (route.cors && req.headers.origin) {
+      // Only a browser's request (it names its origin) needs the route's own list of origins.
+      const allowed = await allowedOrigins(route.cors, params);
       Object.assign(headers, corsHeaders(req, false, allowed));
     }
 
