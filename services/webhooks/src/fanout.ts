@@ -3,6 +3,16 @@ import { type Kysely, sql } from "kysely";
 import type { WebhookMessage } from "./messages.js";
 import type { WebhooksDatabase } from "./schema.js";
 
+/** The enabled endpoints of a space subscribed to an event type. */
+function subscribers(db: Kysely<WebhooksDatabase>, spaceId: string, type: string) {
+  return db
+    .selectFrom("endpoints")
+    .select("id")
+    .where("space_id", "=", spaceId)
+    .where("disabled_at", "is", null)
+    .where(sql<boolean>`event_types ? ${type}`);
+}
+
 /**
  * Puts a message in the outbox of every enabled endpoint of its space that subscribed to its type, due
  * now. A message already there for an endpoint (the same event again) is left as it is. Answers how
@@ -13,13 +23,7 @@ export async function fanOut(
   message: WebhookMessage,
   now: Date,
 ): Promise<number> {
-  const endpoints = await db
-    .selectFrom("endpoints")
-    .select("id")
-    .where("space_id", "=", message.spaceId)
-    .where("disabled_at", "is", null)
-    .where(sql<boolean>`event_types ? ${message.type}`)
-    .execute();
+  const endpoints = await subscribers(db, message.spaceId, message.type).execute();
   if (endpoints.length === 0) return 0;
   const rows = await db
     .insertInto("deliveries")
@@ -47,13 +51,6 @@ export async function anyoneWants(
   spaceId: string,
   type: string,
 ): Promise<boolean> {
-  const row = await db
-    .selectFrom("endpoints")
-    .select("id")
-    .where("space_id", "=", spaceId)
-    .where("disabled_at", "is", null)
-    .where(sql<boolean>`event_types ? ${type}`)
-    .limit(1)
-    .executeTakeFirst();
+  const row = await subscribers(db, spaceId, type).limit(1).executeTakeFirst();
   return row !== undefined;
 }
