@@ -24,9 +24,7 @@ import {
  * whole (a killed process is started again).
  */
 
-const available = natsServerAvailable();
-if (!available && process.env.CI === "true") throw new Error("nats-server is required in CI");
-if (!available) console.warn("nats-server not found: skipping the fault tests");
+const available = natsServerAvailable("the fault tests");
 
 describe.skipIf(!available)("faults at the separate-process level", () => {
   let cluster: Cluster;

@@ -10,6 +10,7 @@ import {
   startNatsServer,
   type TestDatabase,
   type Topology,
+  topologyEnv,
 } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, grant, key, mint } from "./sessions-support.js";
@@ -116,8 +117,7 @@ describe("two gateways on one bus (in one process)", () => {
   });
 });
 
-const natsAvailable = natsServerAvailable();
-if (!natsAvailable && process.env.CI === "true") throw new Error("nats-server is required in CI");
+const natsAvailable = natsServerAvailable("the revocation tests across gateway processes");
 
 describe.skipIf(!natsAvailable)("two gateway processes on NATS", () => {
   let nats: NatsServerHandle;
@@ -133,13 +133,7 @@ describe.skipIf(!natsAvailable)("two gateway processes on NATS", () => {
         { name: "gateway-1", entry: "gateway/src/main.ts" },
         { name: "gateway-2", entry: "gateway/src/main.ts" },
       ],
-      {
-        DATABASE_URL: db.url,
-        NATS_URL: nats.url,
-        NATS_NAMESPACE: `r${randomUUID().slice(0, 8)}`,
-        ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
-        RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
-      },
+      topologyEnv(db.url, nats.url),
     );
   }, 120_000);
   afterAll(async () => {

@@ -10,6 +10,7 @@ import {
   spawnTopology,
   type TestDatabase,
   type Topology,
+  topologyEnv,
 } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,10 +29,7 @@ describe("service identity across processes", () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    topology = await spawnTopology(serviceSpecs("tokens", "agents", "catalog"), {
-      DATABASE_URL: db.url,
-      ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
-    });
+    topology = await spawnTopology(serviceSpecs("tokens", "agents", "catalog"), topologyEnv(db.url));
   }, 120_000);
   afterAll(async () => {
     await topology?.stop();

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type CallerName,
   freePort,
@@ -154,4 +155,19 @@ export function serviceSpecs(...names: string[]): ProcessSpec[] {
 function identityOfEntry(entry: string): CallerName | undefined {
   const name = /^(?:services\/)?([a-z]+)\/(?:src\/main\.ts|dist\/main\.js)$/.exec(entry)?.[1] ?? "";
   return isCallerName(name) ? name : undefined;
+}
+
+/**
+ * The settings every separate-process topology of the tests shares: its database, its NATS server with a
+ * namespace of its own (tests share one server), a fixed test encryption key, and a rate-limit store
+ * timeout that a first KV round trip on a loaded machine does not exceed (100 ms by default, after which
+ * the limiter rightly fails open: the tests are about sharing counters, not about that timeout).
+ */
+export function topologyEnv(databaseUrl: string, natsUrl?: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    ...(natsUrl ? { NATS_URL: natsUrl, NATS_NAMESPACE: `t${randomUUID().slice(0, 8)}` } : {}),
+    ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
+    RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
+  };
 }

@@ -13,6 +13,7 @@ import {
   startTcpBalancer,
   type TcpBalancer,
   type Topology,
+  topologyEnv,
 } from "@avatar/testkit";
 import pg from "pg";
 
@@ -86,13 +87,9 @@ export async function startCluster(): Promise<Cluster> {
         { name: "gateway-2", entry: "gateway/src/main.ts" },
       ],
       {
-        DATABASE_URL: databaseUrl.toString(),
-        NATS_URL: nats.url,
-        NATS_NAMESPACE: `c${randomUUID().slice(0, 8)}`,
+        ...topologyEnv(databaseUrl.toString(), nats.url),
         SESSIONS_URL: sessionsBalancer.url,
-        ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
         LOG_LEVEL: "warn",
-        RATE_LIMIT_STORE_TIMEOUT_MS: "1000",
         SESSION_MINUTE_MS: String(MINUTE_MS),
         SESSIONS_TICK_MS: "200",
         PIPELINE_HEARTBEAT_MS: String(HEARTBEAT_MS),
