@@ -1,6 +1,7 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pg from "pg";
 import { meterPool } from "./metrics/db-pool.js";
+import { preparingPool } from "./prepared-statements.js";
 
 /**
  * Each service owns one Postgres schema: its pool sets `search_path` to that schema, so its queries
@@ -36,5 +37,5 @@ export function createDb<DB>(options: DbOptions): Kysely<DB> {
   pool.on("connect", (client) => {
     client.on("error", (err) => options.onError?.(err));
   });
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) as PostgresPool }) });
 }
