@@ -60,7 +60,8 @@ describe("createDb's prepared statements (Postgres)", () => {
     const db = createDb({ url: database.url, schema: "public", poolSize: 1 });
     try {
       await sql`create table items (id int primary key, name text not null)`.execute(db);
-      for (let i = 0; i < 3; i++) await sql`insert into items (id, name) values (${i}, ${`n${i}`})`.execute(db);
+      for (let i = 0; i < 3; i++)
+        await sql`insert into items (id, name) values (${i}, ${`n${i}`})`.execute(db);
       expect((await prepared(db)).some((s) => s.startsWith("insert into items"))).toBe(true);
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from items`.execute(db);
       expect(rows).toEqual([{ n: 3 }]);
@@ -91,7 +92,8 @@ describe("createDb's prepared statements (Postgres)", () => {
     try {
       await sql`create table marks (id int primary key)`.execute(db);
       await sql`insert into marks (id) values (1)`.execute(db);
-      const read = (d: typeof db) => sql<Record<string, unknown>>`select * from marks where id = ${1}`.execute(d);
+      const read = (d: typeof db) =>
+        sql<Record<string, unknown>>`select * from marks where id = ${1}`.execute(d);
       await read(db);
       await read(db);
       await sql`alter table marks add column note text`.execute(db);
