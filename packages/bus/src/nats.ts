@@ -65,6 +65,8 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<Bus> {
     name: options.name,
     maxReconnectAttempts: -1,
     timeout: timeoutMs,
+    // Otherwise every request (each KV read and write of the rate limiter) builds an Error for its stack.
+    noAsyncTraces: true,
   });
   const status = watchStatus(nc, logger);
   try {
