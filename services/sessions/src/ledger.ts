@@ -116,11 +116,40 @@ interface SessionMoney {
   at: Date;
 }
 
-/** Holds `amount` for a starting session; false when the balance cannot cover it. */
+/**
+ * Holds `amount` for a starting session: the debit and its ledger row in one statement (both or neither);
+ * false when the balance cannot cover it. The debit locks the space's balance, which every start in the
+ * space needs, until the transaction ends: callers make it their last write, so the lock is held for the
+ * commit alone rather than for the statements after it.
+ */
 export async function holdEscrow(trx: Transaction<SessionsDatabase>, m: SessionMoney): Promise<boolean> {
-  if (!(await debit(trx, m.spaceId, m.amount, m.at))) return false;
-  await insertRow(trx, m, "escrow", -m.amount, null);
-  return true;
+  const row = await trx
+    .with("debited", (db) =>
+      db
+        .updateTable("credit_accounts")
+        .set({ balance: sql`balance - ${m.amount}`, updated_at: m.at })
+        .where("space_id", "=", m.spaceId)
+        .where("balance", ">=", String(m.amount))
+        .returning("space_id"),
+    )
+    .insertInto("ledger")
+    .columns(["space_id", "kind", "amount", "session_id", "minute_index", "idempotency_key", "created_at"])
+    .expression((eb) =>
+      eb
+        .selectFrom("debited")
+        .select([
+          "debited.space_id",
+          sql<string>`'escrow'`.as("kind"),
+          sql<string>`${String(-m.amount)}::numeric`.as("amount"),
+          sql<string>`${m.sessionId}::uuid`.as("session_id"),
+          sql<null>`null::integer`.as("minute_index"),
+          sql<null>`null::text`.as("idempotency_key"),
+          sql<Date>`${m.at}::timestamptz`.as("created_at"),
+        ]),
+    )
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Gives a held amount back (the start failed, or the session ended before it completed). */
