@@ -133,7 +133,10 @@ export class SessionLifecycle {
       if (row.state === "STARTED") return this.answerStart(trx, row, now);
       if (row.credit_rate > 0 && row.escrow_amount === 0) {
         const money = { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
-        const held = await repo.updateSession(trx, row.id, { escrow_amount: row.credit_rate, updated_at: now });
+        const held = await repo.updateSession(trx, row.id, {
+          escrow_amount: row.credit_rate,
+          updated_at: now,
+        });
         // Last: the hold locks the space's balance until the commit (a throw undoes the update above).
         if (!(await holdEscrow(trx, money))) throw insufficientCredits();
         return held;
