@@ -26,7 +26,7 @@ try {
 }
 
 const log = createLogger({ level: config.LOG_LEVEL, fields: { process: "suite" } });
-const tracing = startTracing({ serviceName: "suite" });
+const tracing = await startTracing({ serviceName: "suite" });
 // startSuite stops what it had started before it rejects, so exiting leaves nothing behind.
 const suite = await startOrExit(log, () =>
   startSuite({

@@ -25,7 +25,7 @@ let receiverUrl: string;
 const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
 
 beforeAll(async () => {
-  tracing = startTracing({ serviceName: "suite", exporter: spans });
+  tracing = await startTracing({ serviceName: "suite", exporter: spans });
   chat = await ChatCompletionsServer.start();
   receiver = http.createServer((req, res) => {
     let body = "";

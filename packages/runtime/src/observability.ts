@@ -23,7 +23,7 @@ export async function startObservability(options: {
   env?: Env;
 }): Promise<ProcessObservability> {
   collectProcessMetrics();
-  const tracing = startTracing({ serviceName: options.name, env: options.env ?? process.env });
+  const tracing = await startTracing({ serviceName: options.name, env: options.env ?? process.env });
   const metrics =
     options.metricsPort === undefined
       ? undefined

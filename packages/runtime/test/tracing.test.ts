@@ -18,7 +18,7 @@ afterEach(() => {
 
 describe("tracing", () => {
   it("is off without OTEL_EXPORTER_OTLP_ENDPOINT: nothing registered, no traceparent sent", async () => {
-    const tracing = startTracing({ serviceName: "test", env: {} });
+    const tracing = await startTracing({ serviceName: "test", env: {} });
     expect(tracingOn()).toBe(false);
     const carrier = await inSpan("work", { kind: SpanKind.INTERNAL }, async () => injectContext({}));
     expect(carrier).toEqual({});
@@ -38,7 +38,10 @@ describe("tracing", () => {
     await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
-    const tracing = startTracing({ serviceName: "test", env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } });
+    const tracing = await startTracing({
+      serviceName: "test",
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
+    });
     const bus = createMemoryBus({ logger: () => {} });
     try {
       expect(tracingOn()).toBe(true);

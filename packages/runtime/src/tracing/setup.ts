@@ -1,14 +1,5 @@
-import { context, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  BatchSpanProcessor,
-  SimpleSpanProcessor,
-  type SpanExporter,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
+import { trace } from "@opentelemetry/api";
+import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import type { Env } from "../config.js";
 
 /**
@@ -36,7 +27,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-let provider: TracerProvider | undefined;
+let provider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | undefined;
 
 export function tracingOn(): boolean {
   return provider !== undefined;
@@ -50,32 +41,23 @@ export function tracer() {
 
 const off: Tracing = { flush: async () => {}, shutdown: async () => {} };
 
-/** Turns tracing on when configured; otherwise answers a Tracing that does nothing. */
-export function startTracing(options: TracingOptions): Tracing {
+/** Turns tracing on when configured (loading the SDK then); otherwise answers a Tracing that does nothing. */
+export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const env = options.env ?? process.env;
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!options.exporter && !endpoint) return off;
   if (provider) throw new Error("tracing is already on in this process");
-  const processor = options.exporter
-    ? new SimpleSpanProcessor({ exporter: options.exporter })
-    : new BatchSpanProcessor({ exporter: new OTLPTraceExporter() });
-  const current = new TracerProvider({
-    resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || options.serviceName }),
-    spanProcessors: [processor],
-  });
+  const sdk = await import("./sdk.js");
+  if (provider) throw new Error("tracing is already on in this process");
+  const current = sdk.registerTracerProvider(env.OTEL_SERVICE_NAME || options.serviceName, options.exporter);
   provider = current;
-  trace.setGlobalTracerProvider(current);
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   return {
     flush: () => current.forceFlush(),
     shutdown: async () => {
       if (provider !== current) return;
       await current.shutdown();
       provider = undefined;
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      sdk.unregisterTracerProvider();
     },
   };
 }
