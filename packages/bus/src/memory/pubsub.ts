@@ -14,7 +14,7 @@ import {
 } from "../bus.js";
 import { InFlight } from "../in-flight.js";
 import { type BusLogger, errorText } from "../logger.js";
-import { assertPublishSubject, assertSubscribeSubject, subjectMatches } from "../subject.js";
+import { assertPublishSubject, assertSubscribeSubject, SubjectIndex } from "../subject.js";
 
 type Reply = (data: Uint8Array) => void;
 
@@ -32,6 +32,7 @@ function copyMessage(msg: BusMessage): BusMessage {
 
 export class MemoryPubSub {
   readonly #subs = new Set<CoreSub>();
+  readonly #bySubject = new SubjectIndex<CoreSub>();
   readonly #queueTurn = new Map<string, number>();
   readonly #logger: BusLogger;
 
@@ -113,12 +114,14 @@ export class MemoryPubSub {
       receive: (msg, reply) => inFlight.run(() => invoke(msg, reply)),
     };
     this.#subs.add(sub);
+    this.#bySubject.add(pattern, sub);
     return { unsubscribe: () => this.#remove(sub) };
   }
 
   async #remove(sub: CoreSub): Promise<void> {
     sub.active = false;
     this.#subs.delete(sub);
+    this.#bySubject.delete(sub.pattern, sub);
     await sub.inFlight.idle();
   }
 
@@ -136,8 +139,8 @@ export class MemoryPubSub {
   #recipients(subject: string): CoreSub[] {
     const plain: CoreSub[] = [];
     const groups = new Map<string, CoreSub[]>();
-    for (const sub of this.#subs) {
-      if (!sub.active || !subjectMatches(sub.pattern, subject)) continue;
+    for (const sub of this.#bySubject.match(subject)) {
+      if (!sub.active) continue;
       if (sub.queue === undefined) {
         plain.push(sub);
       } else {
