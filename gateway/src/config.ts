@@ -44,6 +44,8 @@ export const gatewaySettings = {
    */
   WS_RESEND_BUFFER_BYTES: env.int({ default: 8_388_608, min: 65_536, max: 268_435_456 }),
   WS_RESEND_BUFFER_MESSAGES: env.int({ default: 1_000, min: 10, max: 100_000 }),
+  /** What all sockets of the gateway keep together; beyond it each socket gives up its oldest first. */
+  WS_RESEND_BUFFER_TOTAL_BYTES: env.int({ default: 268_435_456, min: 1_048_576, max: 8_589_934_592 }),
   /** WebSocket ping interval; a client that misses a pong is disconnected. */
   WS_PING_MS: env.int({ default: 30_000, min: 50, max: 600_000 }),
 };

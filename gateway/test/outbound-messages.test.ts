@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutboundMessages } from "../src/ws/outbound-messages.js";
+import { OutboundMessages, ResendBudget } from "../src/ws/outbound-messages.js";
 
 const bytes = (n: number) => new Uint8Array(n);
 
@@ -50,5 +50,23 @@ describe("OutboundMessages", () => {
     out.unsend(seq);
     expect(out.add(bytes(1), 0).seq).toBe(2);
     expect(out.size).toBe(2);
+  });
+
+  it("keeps all sockets within the gateway's shared budget, each giving up its own oldest first", () => {
+    const shared = new ResendBudget(100);
+    const a = new OutboundMessages({ maxBytes: 1_000, maxCount: 100, shared });
+    const b = new OutboundMessages({ maxBytes: 1_000, maxCount: 100, shared });
+    a.add(bytes(40), 0);
+    a.add(bytes(40), 0);
+    expect(b.add(bytes(40), 0)).toEqual({ seq: 1, dropped: 0 });
+    expect(shared.used).toBe(120);
+    // Over the shared budget: the socket that adds gives up its oldest (its newest is always kept).
+    expect(b.add(bytes(40), 0)).toEqual({ seq: 2, dropped: 1 });
+    expect(shared.used).toBe(120);
+    a.acknowledge(2);
+    expect(shared.used).toBe(40);
+    b.clear();
+    expect(shared.used).toBe(0);
+    expect(b.size).toBe(0);
   });
 });

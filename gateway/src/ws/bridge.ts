@@ -21,6 +21,7 @@ import { limitOf } from "../limits.js";
 import { type RateLimiter, rateLimitHeaders } from "../ratelimit/index.js";
 import { ClientSocket } from "./client-socket.js";
 import { relayFits } from "./message-frame.js";
+import { ResendBudget } from "./outbound-messages.js";
 import { redeemTicket } from "./ticket.js";
 
 export const EVENTS_PATH = "/v1/sessions/ws";
@@ -49,6 +50,7 @@ export interface RealtimeBridge {
 export function attachRealtimeBridge(server: Server, deps: BridgeDeps): RealtimeBridge {
   // maxPayload: a larger message closes the socket with 1009 (Message Too Big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.WS_MAX_MESSAGE_BYTES });
+  const resendBudget = new ResendBudget(deps.config.WS_RESEND_BUFFER_TOTAL_BYTES);
   if (!relayFits(deps.config.WS_MAX_MESSAGE_BYTES, deps.bus.maxPayload())) {
     // Checked here rather than enforced: the limit belongs to the NATS server's configuration.
     deps.log.warn("the bus cannot carry the largest event-socket message; raise NATS max_payload", {
@@ -106,6 +108,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
         resendLimits: {
           maxBytes: deps.config.WS_RESEND_BUFFER_BYTES,
           maxCount: deps.config.WS_RESEND_BUFFER_MESSAGES,
+          shared: resendBudget,
         },
       });
       sockets.add(client);

@@ -11,6 +11,7 @@ import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/p
 import type { RawData, WebSocket } from "ws";
 import { messageFrame } from "./message-frame.js";
 import { type OutboundLimits, OutboundMessages } from "./outbound-messages.js";
+import { ResendPacing } from "./resend-pacing.js";
 
 export interface ClientSocketOptions {
   bus: Bus;
@@ -30,6 +31,8 @@ const OPEN_RETRY_MS = 250;
 
 /** A client that does not read what it is sent is closed before the gateway holds more than this. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** The longest wait between two resends of a window that nobody acknowledges. */
+const MAX_RESEND_INTERVAL_MS = 60_000;
 /** Close reasons are limited to 123 bytes by the protocol. */
 const MAX_REASON_BYTES = 123;
 
@@ -54,6 +57,7 @@ export class ClientSocket {
   private endTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly outbound: OutboundMessages;
+  private readonly pacing: ResendPacing;
   /** The newest ownership epoch seen on the session's frames. */
   private epoch = 0;
 
@@ -63,6 +67,10 @@ export class ClientSocket {
     private readonly options: ClientSocketOptions,
   ) {
     this.outbound = new OutboundMessages(options.resendLimits);
+    this.pacing = new ResendPacing(
+      options.heartbeatMs,
+      Math.max(options.heartbeatMs, MAX_RESEND_INTERVAL_MS),
+    );
   }
 
   /** Starts relaying; resolves once the worker has acknowledged the socket (or it was closed). */
@@ -158,11 +166,15 @@ export class ClientSocket {
   /** The heartbeat: the socket is still here, and this is the last message sent (and what was missed). */
   private beat(): void {
     this.relay(ConnectionKind.HEARTBEAT);
-    if (this.outbound.overdue(Date.now() - this.options.heartbeatMs)) this.resend();
+    if (this.outbound.overdue(Date.now() - this.pacing.intervalMs)) this.resend();
   }
 
+  /** Sends the unacknowledged messages again, unless they went out less than the pacing's interval ago. */
   private resend(): void {
-    for (const m of this.outbound.resend(Date.now())) {
+    const now = Date.now();
+    if (!this.pacing.mayResend(now)) return;
+    this.pacing.resent(now);
+    for (const m of this.outbound.resend(now)) {
       if (!this.publish(this.messageFrame(m.seq, m.utf8))) return;
     }
   }
@@ -174,7 +186,9 @@ export class ClientSocket {
     if (frame.epoch < this.epoch) return;
     this.epoch = frame.epoch;
     if (frame.connectionId && (frame.ackSeq > 0n || frame.resend)) {
+      const before = this.outbound.ackedSeq;
       this.outbound.acknowledge(Number(frame.ackSeq));
+      if (this.outbound.ackedSeq > before) this.pacing.acknowledged();
       if (frame.resend) this.resend();
     }
     if (frame.json) {
@@ -199,6 +213,7 @@ export class ClientSocket {
   private onClose(): void {
     if (this.closed) return;
     this.closed = true;
+    this.outbound.clear();
     clearInterval(this.heartbeat);
     clearInterval(this.ping);
     clearTimeout(this.endTimer);

@@ -11,6 +11,14 @@ export interface OutboundLimits {
   maxBytes: number;
   /** The most messages kept for sending again. */
   maxCount: number;
+  /** Shared by every socket of the gateway: the most bytes all of them keep together. */
+  shared?: ResendBudget;
+}
+
+/** The bytes every socket of one gateway keeps for sending again, and the most they may keep together. */
+export class ResendBudget {
+  used = 0;
+  constructor(readonly maxBytes: number) {}
 }
 
 /**
@@ -46,15 +54,18 @@ export class OutboundMessages {
   add(utf8: Uint8Array, now: number): { seq: number; dropped: number } {
     const seq = this.nextSeq++;
     this.kept.push({ seq, utf8, sentAt: now });
-    this.bytes += utf8.length;
+    this.count(utf8.length);
+    const shared = this.limits.shared;
     let dropped = 0;
     while (
       this.kept.length > 1 &&
-      (this.bytes > this.limits.maxBytes || this.kept.length > this.limits.maxCount)
+      (this.bytes > this.limits.maxBytes ||
+        this.kept.length > this.limits.maxCount ||
+        (shared !== undefined && shared.used > shared.maxBytes))
     ) {
       const oldest = this.kept.shift();
       if (!oldest) break;
-      this.bytes -= oldest.utf8.length;
+      this.count(-oldest.utf8.length);
       this.floor = oldest.seq;
       dropped++;
     }
@@ -66,7 +77,7 @@ export class OutboundMessages {
     const last = this.kept.at(-1);
     if (!last || last.seq !== seq || seq !== this.lastSeq) return;
     this.kept.pop();
-    this.bytes -= last.utf8.length;
+    this.count(-last.utf8.length);
     this.nextSeq = seq;
   }
 
@@ -75,7 +86,7 @@ export class OutboundMessages {
     if (seq > this.lastSeq) return;
     while (this.kept.length > 0 && (this.kept[0]?.seq ?? 0) <= seq) {
       const taken = this.kept.shift();
-      if (taken) this.bytes -= taken.utf8.length;
+      if (taken) this.count(-taken.utf8.length);
     }
     this.floor = Math.max(this.floor, seq);
   }
@@ -84,6 +95,17 @@ export class OutboundMessages {
   resend(now: number): Unacknowledged[] {
     for (const m of this.kept) m.sentAt = now;
     return [...this.kept];
+  }
+
+  /** Gives up everything kept (the socket closed): its bytes go back to the shared budget. */
+  clear(): void {
+    this.count(-this.bytes);
+    this.kept.length = 0;
+  }
+
+  private count(bytes: number): void {
+    this.bytes += bytes;
+    if (this.limits.shared) this.limits.shared.used += bytes;
   }
 
   /** Whether the oldest message waits for an acknowledgement since before `before`. */
