@@ -26,8 +26,15 @@ import { WhepError } from "./webrtc/whep-errors.js";
 export const MAX_VIEWERS_PER_SESSION = 4;
 /** RTP payload size: fits a 1200-byte budget with SRTP and headers under any usual path MTU. */
 const MAX_RTP_PAYLOAD = 1160;
-/** Sender reports every second (and once right after a viewer's first frame). */
+/** Sender reports every second, after a first few closer together (below). */
 const SENDER_REPORT_INTERVAL_MS = 1000;
+/**
+ * A receiver lines audio up with video only once it has two sender reports of each stream, and then
+ * moves its delays a step at a time: the first reports after a viewer's first frame come this often, so
+ * its lip sync starts settling within half a second instead of after the second one.
+ */
+const FIRST_SENDER_REPORTS = 3;
+const FIRST_SENDER_REPORT_INTERVAL_MS = 250;
 /** Audio waiting for its video frame longer than this many frames goes out on its own. */
 const MAX_PENDING_AUDIO_FRAMES = 12;
 
@@ -59,6 +66,9 @@ interface Viewer {
   answeredAt: number;
   /** Sends nothing until a keyframe comes (a decoder cannot start from anything else). */
   waitingForKeyframe: boolean;
+  /** Sender reports sent to this viewer, and when the next one is due. */
+  senderReports: number;
+  nextSenderReportAt: number;
 }
 
 export class MediaSession {
@@ -87,7 +97,7 @@ export class MediaSession {
   constructor(private readonly options: MediaSessionOptions) {
     this.now = options.now ?? Date.now;
     this.pump = this.run();
-    this.srTimer = setInterval(() => this.sendSenderReports(), SENDER_REPORT_INTERVAL_MS);
+    this.srTimer = setInterval(() => this.sendSenderReports(), FIRST_SENDER_REPORT_INTERVAL_MS);
     this.srTimer.unref();
   }
 
@@ -121,7 +131,14 @@ export class MediaSession {
         peer.close();
         throw new WhepError("unknown_viewer", "the session's media has ended");
       }
-      this.viewers.set(id, { id, peer, answeredAt: this.now(), waitingForKeyframe: true });
+      this.viewers.set(id, {
+        id,
+        peer,
+        answeredAt: this.now(),
+        waitingForKeyframe: true,
+        senderReports: 0,
+        nextSenderReportAt: 0,
+      });
       return { viewerId: id, answerSdp: peer.answerSdp };
     } finally {
       this.reserved--;
@@ -241,16 +258,27 @@ export class MediaSession {
     }
   }
 
+  /** The sender reports that are due. */
   private sendSenderReports(): void {
     const now = this.now();
     for (const viewer of this.viewers.values()) {
-      if (!viewer.waitingForKeyframe) this.sendSenderReportsTo(viewer, now);
+      if (!viewer.waitingForKeyframe && now >= viewer.nextSenderReportAt)
+        this.sendSenderReportsTo(viewer, now);
     }
   }
 
   private sendSenderReportsTo(viewer: Viewer, now: number): void {
     const rtp = this.clock.at(now);
-    if (rtp) viewer.peer.sendSenderReports(now, rtp.video, rtp.audio);
+    if (!rtp) return;
+    viewer.peer.sendSenderReports(now, rtp.video, rtp.audio);
+    viewer.senderReports++;
+    viewer.nextSenderReportAt =
+      now +
+      (viewer.senderReports < FIRST_SENDER_REPORTS
+        ? FIRST_SENDER_REPORT_INTERVAL_MS
+        : SENDER_REPORT_INTERVAL_MS) -
+      // The timer's own tick: a report due between two ticks goes at the earlier one.
+      FIRST_SENDER_REPORT_INTERVAL_MS / 2;
   }
 
   private async stopEncoding(): Promise<void> {

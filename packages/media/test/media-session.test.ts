@@ -63,6 +63,30 @@ afterEach(async () => {
 });
 
 describe("media session over WHEP", () => {
+  it("sends a new viewer its first sender reports within half a second, then one a second", async () => {
+    const { session } = startSession("VP8");
+    let firstFrameAt = 0;
+    const reportsAt: number[] = [];
+    const { viewer } = await watch(session, {
+      onVideoFrame: () => {
+        firstFrameAt ||= performance.now();
+      },
+      onAudioPacket: () => {},
+      onSenderReport: (report) => {
+        if (report.kind === "audio") reportsAt.push(performance.now());
+      },
+    });
+    await until(() => reportsAt.length >= 5);
+    await viewer.close();
+    const after = reportsAt.map((t) => t - firstFrameAt);
+    // Two reports of each stream let a receiver line audio up with video: the third comes within
+    // about half a second of the first frame, not two seconds later.
+    expect(after[2]).toBeLessThan(800);
+    const steady = (after[4] as number) - (after[3] as number);
+    expect(steady).toBeGreaterThan(700);
+    expect(steady).toBeLessThan(1_400);
+  });
+
   it.each(["H264", "VP8"] as const)(
     "%s: two viewers each receive decodable video and audio",
     async (codec) => {
