@@ -5,14 +5,16 @@ export { OpusEncoder } from "./encode/opus-encoder.js";
 export { VideoEncoder, type VideoEncoderStats } from "./encode/video-encoder.js";
 export type { EncodedVideoFrame, VideoEncoding } from "./encode/video-encoding.js";
 export * from "./frames.js";
-export { decodeLook, LookError } from "./look/decode-look.js";
-export { DEFAULT_LOOK_SCALE, generateLook, LOOK_GENERATOR_VERSION } from "./look/generate/generate-look.js";
+export { decodeLook } from "./look/decode-look.js";
+export { DEFAULT_LOOK_SCALE, generateLook } from "./look/generate/generate-look.js";
+export { LOOK_GENERATOR_VERSION } from "./look/generate/generator-version.js";
 export {
   LookParamsError,
   type LookRequest,
   lookRequestOf,
   resolveLookParams,
 } from "./look/generate/vocabulary.js";
+export { LookError } from "./look/look-error.js";
 export { EYE_STATES, VISEMES, type Viseme, visemeOfPhoneme } from "./look/visemes.js";
 export { LookWorkerPool, sharedLookWorkers } from "./look-worker/pool.js";
 export {
@@ -29,8 +31,9 @@ export {
   type RendererObserver,
   type RendererStats,
 } from "./render/portrait-renderer.js";
-export { frameToPng, renderPoster } from "./render/poster.js";
+export { frameToPng } from "./render/poster.js";
 export { keyOfLook, RasterCache, sharedRasterCache } from "./render/raster-cache.js";
+export { renderPoster } from "./render/render-poster.js";
 export type { AvatarVideoGenerator, PhonemeMark } from "./video-generator.js";
 export { livePeerConnections } from "./webrtc/peer-connection.js";
 export { type RtcSettings, readRtcSettings } from "./webrtc/rtc-settings.js";

@@ -1,15 +1,16 @@
 /**
- * Avatars' looks without the rest of the media stack (no encoders, no WebRTC): what the catalog needs to
- * check, generate and picture looks. `@avatar/media/looks`.
+ * Avatars' looks as the catalog needs them: check, generate and picture looks, all drawn in look worker
+ * threads (look-worker/pool.ts). Nothing here loads the drawing library (a test keeps it so), so a
+ * process that only stores looks does not hold it while idle. `@avatar/media/looks`.
  */
-export { decodeLook, LookError } from "./look/decode-look.js";
-export { DEFAULT_LOOK_SCALE, generateLook, LOOK_GENERATOR_VERSION } from "./look/generate/generate-look.js";
+export { LOOK_GENERATOR_VERSION } from "./look/generate/generator-version.js";
 export {
   LookParamsError,
   type LookRequest,
   lookRequestOf,
   resolveLookParams,
 } from "./look/generate/vocabulary.js";
+export { LookError } from "./look/look-error.js";
 export { LookWorkerPool, sharedLookWorkers } from "./look-worker/pool.js";
-export { frameToPng, renderPoster } from "./render/poster.js";
 export { keyOfLook, RasterCache, sharedRasterCache } from "./render/raster-cache.js";
+export { renderPoster } from "./render/render-poster.js";

@@ -2,13 +2,14 @@ import { threadId } from "node:worker_threads";
 import { AvatarLookSchema } from "@avatar/contracts/catalog";
 import { clone, toBinary } from "@bufbuild/protobuf";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeLook, LookError } from "../src/look/decode-look.js";
+import { decodeLook } from "../src/look/decode-look.js";
 import { generateLook } from "../src/look/generate/generate-look.js";
 import { LookParamsError } from "../src/look/generate/vocabulary.js";
+import { LookError } from "../src/look/look-error.js";
 import { LookWorkerPool } from "../src/look-worker/pool.js";
-import { renderPoster } from "../src/render/poster.js";
 import { rasterizeLook } from "../src/render/raster.js";
 import { keyOfLook, RasterCache } from "../src/render/raster-cache.js";
+import { renderPoster } from "../src/render/render-poster.js";
 import { digest, testLook } from "./support.js";
 
 /** Looks drawn in worker threads: the same pixels as on the main thread, errors as they were. */
@@ -51,6 +52,22 @@ describe("LookWorkerPool", () => {
     expect(err).toMatchObject({ field: "mouths", message: "mouths: missing visemes O" });
     const look = testLook();
     expect((await workers.rasterize(look, keyOfLook(look), 640, 360)).width).toBe(640);
+  });
+
+  it("checks a look as decodeLook does: a good one passes, a broken one is the same LookError", async () => {
+    await expect(workers.check(testLook())).resolves.toBeUndefined();
+    const broken = clone(AvatarLookSchema, testLook());
+    broken.mouths = broken.mouths.filter((m) => m.name !== "O");
+    const here = (() => {
+      try {
+        decodeLook(broken);
+      } catch (e) {
+        return e;
+      }
+    })();
+    const there = await workers.check(broken).catch((e: unknown) => e);
+    expect(there).toBeInstanceOf(LookError);
+    expect(there).toMatchObject({ field: (here as LookError).field, message: (here as LookError).message });
   });
 
   it("generates the same look as generateLook, and refuses unknown choices as it does", async () => {

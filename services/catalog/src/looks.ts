@@ -5,7 +5,6 @@ import {
   PosterOrientation,
 } from "@avatar/contracts/catalog";
 import {
-  decodeLook,
   keyOfLook,
   LOOK_GENERATOR_VERSION,
   LookError,
@@ -32,7 +31,10 @@ import type { AvatarRow, CatalogDatabase } from "./schema.js";
  */
 
 /** The look an import asks for; `invalid` carries why an uploaded look cannot be rendered. */
-export function lookInputOf(source: AvatarLookSource | undefined, where: string): LookInput | undefined {
+export async function lookInputOf(
+  source: AvatarLookSource | undefined,
+  where: string,
+): Promise<LookInput | undefined> {
   const given = source?.source;
   if (!given || given.case === undefined) return undefined;
   if (given.case === "seed") {
@@ -50,7 +52,7 @@ export function lookInputOf(source: AvatarLookSource | undefined, where: string)
     return { kind: "seed", seed: fields };
   }
   try {
-    decodeLook(given.value);
+    await sharedLookWorkers.check(given.value);
   } catch (err) {
     if (err instanceof LookError) return { kind: "invalid", error: `look ${err.message}` };
     throw err;

@@ -11,7 +11,7 @@ import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { type AvatarWriteDeps, avatarWriteRpcs } from "./avatar-writes.js";
-import { saveLook } from "./look-repository.js";
+import { type LookInput, saveLook } from "./look-repository.js";
 import { lookInputOf, lookRpcs } from "./looks.js";
 import { avatarStatusFromProto, avatarToProto, voiceToProto } from "./mapping.js";
 import * as repo from "./repository.js";
@@ -121,15 +121,20 @@ export function catalogService(
 
     async importAvatars(req) {
       const saved: Avatar[] = [];
+      // Checked before the transaction: an uploaded look is checked in a look worker thread.
+      const checked: { input: repo.AvatarInput; look: LookInput | undefined }[] = [];
+      for (const [i, a] of req.avatars.entries()) {
+        const input = checkAvatar(a, i);
+        const look = await lookInputOf(a.lookSource, `avatars[${i}]`);
+        if (look?.kind === "invalid") {
+          // An avatar whose look cannot be rendered is not ACTIVE (contract section 7).
+          if (input.status === "ACTIVE") input.status = "INIT";
+          input.error_message = look.error;
+        }
+        checked.push({ input, look });
+      }
       await db.transaction().execute(async (trx) => {
-        for (const [i, a] of req.avatars.entries()) {
-          const input = checkAvatar(a, i);
-          const look = lookInputOf(a.lookSource, `avatars[${i}]`);
-          if (look?.kind === "invalid") {
-            // An avatar whose look cannot be rendered is not ACTIVE (contract section 7).
-            if (input.status === "ACTIVE") input.status = "INIT";
-            input.error_message = look.error;
-          }
+        for (const [i, { input, look }] of checked.entries()) {
           if (input.default_voice_id) {
             const voice = await repo.findVoice(trx, input.default_voice_id);
             if (!voice || !(voice.is_public || voice.space_id === input.space_id)) {

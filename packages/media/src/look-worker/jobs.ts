@@ -2,9 +2,10 @@ import { AvatarLookSchema } from "@avatar/contracts/catalog";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { VirtualClock } from "../clock.js";
 import { type Orientation, type VideoQualityName, videoSize } from "../frames.js";
-import { type DecodedLook, decodeLook, LookError } from "../look/decode-look.js";
+import { type DecodedLook, decodeLook } from "../look/decode-look.js";
 import { generateLook } from "../look/generate/generate-look.js";
 import { LookParamsError, type LookRequest } from "../look/generate/vocabulary.js";
+import { LookError } from "../look/look-error.js";
 import { PortraitRenderer } from "../render/portrait-renderer.js";
 import { frameToPng } from "../render/poster.js";
 import { type LookRaster, rasterizeLook } from "../render/raster.js";
@@ -17,7 +18,8 @@ import { type LookRaster, rasterizeLook } from "../render/raster.js";
 export type LookJob =
   | { type: "rasterize"; look: Uint8Array; lookKey: string; width: number; height: number }
   | { type: "poster"; look: Uint8Array; lookKey: string; quality: VideoQualityName; orientation: Orientation }
-  | { type: "generate"; request: LookRequest; scale?: number };
+  | { type: "generate"; request: LookRequest; scale?: number }
+  | { type: "check"; look: Uint8Array };
 
 /** A failure as it crosses threads: the kind says which error to rebuild. */
 export interface JobFailure {
@@ -27,7 +29,7 @@ export interface JobFailure {
 }
 
 export type JobOutcome =
-  | { ok: true; value: LookRaster | Uint8Array; transfer: ArrayBuffer[] }
+  | { ok: true; value: LookRaster | Uint8Array | null; transfer: ArrayBuffer[] }
   | { ok: false; failure: JobFailure };
 
 // Decoded looks (PNG layers as images) of the latest few looks, so another size of the same look
@@ -48,6 +50,10 @@ export function runLookJob(job: LookJob): JobOutcome {
         const renderer = new PortraitRenderer(raster, { clock: new VirtualClock(), seed: "poster" });
         const png = new Uint8Array(frameToPng(renderer.still("rest", 0, "open")));
         return { ok: true, value: png, transfer: [png.buffer as ArrayBuffer] };
+      }
+      case "check": {
+        decodeLook(fromBinary(AvatarLookSchema, job.look));
+        return { ok: true, value: null, transfer: [] };
       }
       case "generate": {
         const bytes = toBinary(AvatarLookSchema, generateLook(job.request, job.scale));

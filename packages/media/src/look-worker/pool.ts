@@ -2,14 +2,15 @@ import { Worker } from "node:worker_threads";
 import { type AvatarLook, AvatarLookSchema } from "@avatar/contracts/catalog";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Orientation, VideoQualityName } from "../frames.js";
-import { LookError } from "../look/decode-look.js";
 import { LookParamsError, type LookRequest } from "../look/generate/vocabulary.js";
+import { LookError } from "../look/look-error.js";
 import type { LookRaster } from "../render/raster.js";
 import type { JobFailure, LookJob } from "./jobs.js";
 
 /**
  * Worker threads that draw looks: rasterizing a look for a frame size (0.4-2.5 s of CPU), rendering a
- * poster, generating a look. Done on a service's main thread, each would stall every session's sockets,
+ * poster, generating a look, checking an uploaded one. The drawing library (Skia, some 24 MiB) is loaded
+ * in these threads only, when the first job comes. Done on a service's main thread, each would stall every session's sockets,
  * timers and frames meanwhile. Jobs wait in order for a free thread; idle threads do not keep the process
  * alive. A thread that dies fails its job and is replaced on the next one.
  */
@@ -58,6 +59,12 @@ export class LookWorkerPool {
       bytes.buffer as ArrayBuffer,
     ])) as Uint8Array;
     return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  }
+
+  /** Whether the renderer can draw this look (decodeLook's checks); LookError when it cannot. */
+  async check(look: AvatarLook): Promise<void> {
+    const bytes = toBinary(AvatarLookSchema, look);
+    await this.run({ type: "check", look: bytes }, [bytes.buffer as ArrayBuffer]);
   }
 
   /** generateLook's look; LookParamsError for choices it does not know. */

@@ -1,5 +1,6 @@
 import type { AvatarLook } from "@avatar/contracts/catalog";
 import { createCanvas, Image } from "@napi-rs/canvas";
+import { LookError } from "./look-error.js";
 import { pngDefect } from "./png.js";
 import { EYE_STATES, type EyeState, VISEMES, type Viseme } from "./visemes.js";
 
@@ -8,16 +9,6 @@ import { EYE_STATES, type EyeState, VISEMES, type Viseme } from "./visemes.js";
  * with a LookError naming the field: a PNG that does not decode, a layer of the wrong size, a missing
  * viseme or eye state, an anchor outside the canvas, a background with transparent pixels.
  */
-
-export class LookError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-    this.name = "LookError";
-  }
-}
 
 export interface Point {
   x: number;

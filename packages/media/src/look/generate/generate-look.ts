@@ -17,12 +17,6 @@ import { type LookParams, type LookRequest, resolveLookParams } from "./vocabula
  * is drawn here with Skia (@napi-rs/canvas).
  */
 
-/**
- * The drawing's version: a store that keeps generated looks regenerates those made by another version
- * (bump it whenever a change here alters what a seed gives).
- */
-export const LOOK_GENERATOR_VERSION = "2";
-
 /** Design units to pixels: 1.5 gives a 1536 x 2100 figure canvas, sharp up to 1080p. */
 export const DEFAULT_LOOK_SCALE = 1.5;
 
