@@ -1,5 +1,5 @@
 import { creditsCharged } from "@avatar/runtime";
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, type QueryCreator, sql, type Transaction } from "kysely";
 import type { SessionModeValue, SessionSourceValue, SessionsDatabase } from "./schema.js";
 
 /**
@@ -38,16 +38,19 @@ export async function balanceOf(db: Db, spaceId: string): Promise<string> {
   return formatCredits(row?.balance ?? "0");
 }
 
-/** Takes `amount` from the balance if it covers it; false (and nothing changed) otherwise. */
-async function debit(trx: Transaction<SessionsDatabase>, spaceId: string, amount: number, at: Date) {
-  const row = await trx
+/** The update that takes `amount` from the balance if it covers it (no row otherwise). */
+function debitQuery(db: QueryCreator<SessionsDatabase>, spaceId: string, amount: number, at: Date) {
+  return db
     .updateTable("credit_accounts")
     .set({ balance: sql`balance - ${amount}`, updated_at: at })
     .where("space_id", "=", spaceId)
     .where("balance", ">=", String(amount))
-    .returning("balance")
-    .executeTakeFirst();
-  return row !== undefined;
+    .returning("space_id");
+}
+
+/** Takes `amount` from the balance if it covers it; false (and nothing changed) otherwise. */
+async function debit(trx: Transaction<SessionsDatabase>, spaceId: string, amount: number, at: Date) {
+  return (await debitQuery(trx, spaceId, amount, at).executeTakeFirst()) !== undefined;
 }
 
 async function credit(
@@ -124,14 +127,7 @@ interface SessionMoney {
  */
 export async function holdEscrow(trx: Transaction<SessionsDatabase>, m: SessionMoney): Promise<boolean> {
   const row = await trx
-    .with("debited", (db) =>
-      db
-        .updateTable("credit_accounts")
-        .set({ balance: sql`balance - ${m.amount}`, updated_at: m.at })
-        .where("space_id", "=", m.spaceId)
-        .where("balance", ">=", String(m.amount))
-        .returning("space_id"),
-    )
+    .with("debited", (db) => debitQuery(db, m.spaceId, m.amount, m.at))
     .insertInto("ledger")
     .columns(["space_id", "kind", "amount", "session_id", "minute_index", "idempotency_key", "created_at"])
     .expression((eb) =>

@@ -200,6 +200,14 @@ describe("start", () => {
       SessionState.CREATED,
     );
     expect(await ledgerOf(t.db, full)).toEqual([["grant", 1.5, null]]);
+    // Nothing of the refused hold stays: no escrow recorded on the session, the balance untouched.
+    const row = await t.db
+      .selectFrom("sessions")
+      .select("escrow_amount")
+      .where("id", "=", s.id)
+      .executeTakeFirstOrThrow();
+    expect(row.escrow_amount).toBe(0);
+    expect((await h.client.getCredits({ spaceId: full })).creditsLeft).toBe("1.5");
     // LITE costs 1 a minute: the same balance pays for it.
     const lite = await newSession(h.client, { spaceId: full, config: config({ mode: SessionMode.LITE }) });
     await h.client.startSession({ spaceId: full, sessionId: lite.id });
