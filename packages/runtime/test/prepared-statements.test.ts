@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type Transaction } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../src/db.js";
 import { isStalePlan, StatementNames } from "../src/prepared-statements.js";
@@ -70,33 +70,40 @@ describe("createDb's prepared statements (Postgres)", () => {
     }
   });
 
-  it("answers a prepared `select *` after a migration added a column (outside a transaction)", async () => {
+  type Db = ReturnType<typeof createDb>;
+  /**
+   * A one-connection pool, with a table of one row whose `select *` the pool has prepared (sent twice),
+   * then given a column by a migration: the prepared plan's result type is stale.
+   */
+  async function afterMigration(
+    table: string,
+    column: string,
+    test: (db: Db, read: (d: Db | Transaction<unknown>) => Promise<{ rows: unknown[] }>) => Promise<void>,
+  ) {
     const db = createDb({ url: database.url, schema: "public", poolSize: 1 });
     try {
-      await sql`create table notes (id int primary key)`.execute(db);
-      await sql`insert into notes (id) values (1)`.execute(db);
-      const read = () => sql<Record<string, unknown>>`select * from notes where id = ${1}`.execute(db);
-      await read();
-      await read();
-      await sql`alter table notes add column body text not null default 'x'`.execute(db);
-      const { rows } = await read();
-      expect(rows).toEqual([{ id: 1, body: "x" }]);
-      expect((await read()).rows).toEqual([{ id: 1, body: "x" }]);
+      await sql`create table ${sql.id(table)} (id int primary key)`.execute(db);
+      await sql`insert into ${sql.id(table)} (id) values (1)`.execute(db);
+      const read = (d: Db | Transaction<unknown>) =>
+        sql<Record<string, unknown>>`select * from ${sql.id(table)} where id = ${1}`.execute(d);
+      await read(db);
+      await read(db);
+      await sql`alter table ${sql.id(table)} add column ${sql.raw(column)}`.execute(db);
+      await test(db, read);
     } finally {
       await db.destroy();
     }
+  }
+
+  it("answers a prepared `select *` after a migration added a column (outside a transaction)", async () => {
+    await afterMigration("notes", "body text not null default 'x'", async (db, read) => {
+      expect((await read(db)).rows).toEqual([{ id: 1, body: "x" }]);
+      expect((await read(db)).rows).toEqual([{ id: 1, body: "x" }]);
+    });
   });
 
   it("fails a transaction that meets a stale plan once, and the next one works", async () => {
-    const db = createDb({ url: database.url, schema: "public", poolSize: 1 });
-    try {
-      await sql`create table marks (id int primary key)`.execute(db);
-      await sql`insert into marks (id) values (1)`.execute(db);
-      const read = (d: typeof db) =>
-        sql<Record<string, unknown>>`select * from marks where id = ${1}`.execute(d);
-      await read(db);
-      await read(db);
-      await sql`alter table marks add column note text`.execute(db);
+    await afterMigration("marks", "note text", async (db, read) => {
       const failed = await db
         .transaction()
         .execute((trx) => read(trx))
@@ -107,8 +114,6 @@ describe("createDb's prepared statements (Postgres)", () => {
       expect(isStalePlan(failed)).toBe(true);
       const again = await db.transaction().execute((trx) => read(trx));
       expect(again.rows).toEqual([{ id: 1, note: null }]);
-    } finally {
-      await db.destroy();
-    }
+    });
   });
 });
