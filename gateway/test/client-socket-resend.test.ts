@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { createMemoryBus } from "@avatar/bus";
+import { ClientFrameSchema, ServerFrameSchema } from "@avatar/contracts/pipeline";
+import { realtimeSubjects, silentLogger } from "@avatar/runtime";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { afterEach, describe, expect, it } from "vitest";
+import type { WebSocket } from "ws";
+import { ClientSocket } from "../src/ws/client-socket.js";
+
+const HEARTBEAT_MS = 20;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What ClientSocket uses of a `ws` socket: an open one whose client reads everything. */
+class FakeSocket extends EventEmitter {
+  readonly OPEN = 1;
+  readyState = 1;
+  bufferedAmount = 0;
+  send() {}
+  ping() {}
+  terminate() {}
+  close() {
+    this.readyState = 3;
+    this.emit("close");
+  }
+}
+
+const buses: ReturnType<typeof createMemoryBus>[] = [];
+afterEach(async () => {
+  for (const bus of buses.splice(0)) await bus.close();
+});
+
+describe("ClientSocket resends", () => {
+  it("sends unacknowledged messages again at a widening interval, not every heartbeat, and stops once acknowledged", async () => {
+    const bus = createMemoryBus();
+    buses.push(bus);
+    const sessionId = randomUUID();
+    // A worker that is behind: it takes every frame (and answers the socket's OPENED) but acknowledges nothing.
+    const sent = new Map<number, number>();
+    bus.serve(realtimeSubjects.clientFrames(sessionId), (msg) => {
+      const frame = fromBinary(ClientFrameSchema, msg.data);
+      if (frame.json) sent.set(Number(frame.seq), (sent.get(Number(frame.seq)) ?? 0) + 1);
+      return new Uint8Array();
+    });
+    const ws = new FakeSocket();
+    const client = new ClientSocket(ws as unknown as WebSocket, sessionId, {
+      bus,
+      log: silentLogger,
+      heartbeatMs: HEARTBEAT_MS,
+      openTimeoutMs: 2_000,
+      pingMs: 60_000,
+      resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
+    });
+    await client.start();
+    for (let i = 0; i < 3; i++) ws.emit("message", Buffer.from(`{"type":"m${i}"}`), false);
+
+    await sleep(30 * HEARTBEAT_MS);
+    // 30 heartbeats: every one would have resent all three; paced, the window went out a few times.
+    const copies = [...sent.values()];
+    expect(copies).toHaveLength(3);
+    expect(Math.min(...copies)).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...copies)).toBeLessThanOrEqual(7);
+
+    bus.publish(
+      realtimeSubjects.serverFrames(sessionId),
+      toBinary(
+        ServerFrameSchema,
+        create(ServerFrameSchema, { connectionId: client.connectionId, ackSeq: 3n }),
+      ),
+    );
+    await sleep(2 * HEARTBEAT_MS);
+    const acknowledged = [...sent.values()];
+    await sleep(20 * HEARTBEAT_MS);
+    expect([...sent.values()]).toEqual(acknowledged);
+    ws.close();
+  });
+});
