@@ -174,7 +174,8 @@ type NewSessionValues = Required<Pick<Insertable<SessionTable>, (typeof NEW_SESS
   state: "CREATED";
 };
 
-const n = NEW_SESSION_COLUMNS.length;
+/** How many of the statement's parameters are the row's; the notice's and the event's come after them. */
+const ROW_PARAMETERS = NEW_SESSION_COLUMNS.length;
 /**
  * One statement, so one round trip: the row, its session.created notice and its bus event (outbox) are
  * written together or not at all. The event is published by the next outbox run (the scheduler's tick):
@@ -190,10 +191,10 @@ const INSERT_CREATED = `with created as (
   returning *
 ), notice as (
   insert into session_events (id, session_id, type, payload, created_at)
-  select $${n + 1}::uuid, created.id, 'session.created', '{}'::jsonb, $${n + 2}::timestamptz from created
+  select $${ROW_PARAMETERS + 1}::uuid, created.id, 'session.created', '{}'::jsonb, $${ROW_PARAMETERS + 2}::timestamptz from created
 ), announced as (
   insert into outbox (subject, payload, msg_id, created_at)
-  select $${n + 3}, $${n + 4}::bytea, $${n + 5}, $${n + 2}::timestamptz from created
+  select $${ROW_PARAMETERS + 3}, $${ROW_PARAMETERS + 4}::bytea, $${ROW_PARAMETERS + 5}, $${ROW_PARAMETERS + 2}::timestamptz from created
 )
 select * from created`;
 

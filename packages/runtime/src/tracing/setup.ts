@@ -46,7 +46,6 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const env = options.env ?? process.env;
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!options.exporter && !endpoint) return off;
-  if (provider) throw new Error("tracing is already on in this process");
   const sdk = await import("./sdk.js");
   if (provider) throw new Error("tracing is already on in this process");
   const current = sdk.registerTracerProvider(env.OTEL_SERVICE_NAME || options.serviceName, options.exporter);
