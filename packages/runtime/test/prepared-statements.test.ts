@@ -70,6 +70,25 @@ describe("createDb's prepared statements (Postgres)", () => {
     }
   });
 
+  it("does not keep a statement Postgres refused to prepare: it works once its table exists", async () => {
+    const db = createDb({ url: database.url, schema: "public", poolSize: 1 });
+    try {
+      const read = () =>
+        sql`select * from later where id = ${1}`.execute(db).then(
+          () => "ok",
+          (err: unknown) => (err as Error).message,
+        );
+      // Sent three times: the second and third as a named statement, whose preparation fails.
+      expect([await read(), await read(), await read()]).toEqual(
+        Array(3).fill('relation "later" does not exist'),
+      );
+      await sql`create table later (id int)`.execute(db);
+      expect([await read(), await read()]).toEqual(["ok", "ok"]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   type Db = ReturnType<typeof createDb>;
   /**
    * A one-connection pool, with a table of one row whose `select *` the pool has prepared (sent twice),
