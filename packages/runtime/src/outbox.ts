@@ -41,6 +41,12 @@ export async function createOutboxTable(db: Kysely<unknown>): Promise<void> {
 // biome-ignore lint/suspicious/noExplicitAny: each service's database type differs; only `outbox` is used
 type WithOutbox = any;
 
+/** Transactions that put an event in the outbox: only those need a publishing run after they end. */
+const transactionsWithEvents = new WeakSet<object>();
+
+/** Whether `trx` called enqueueEvent (its owner kicks the publisher after the commit; others need not). */
+export const enqueuedEvents = (trx: Transaction<WithOutbox>): boolean => transactionsWithEvents.has(trx);
+
 export async function enqueueEvent<T extends Message>(
   trx: Transaction<WithOutbox>,
   topic: Topic<T>,
@@ -48,6 +54,7 @@ export async function enqueueEvent<T extends Message>(
   msgId: string,
   at: Date,
 ): Promise<void> {
+  transactionsWithEvents.add(trx);
   await (trx as unknown as Transaction<OutboxDatabase>)
     .insertInto("outbox")
     .values({

@@ -3,6 +3,7 @@ import { SessionStartedSchema } from "@avatar/contracts/sessions";
 import type { EndReasonName, OutboxPublisher } from "@avatar/runtime";
 import {
   conflict,
+  enqueuedEvents,
   insufficientCredits,
   invalidRequest,
   isUuid,
@@ -89,6 +90,22 @@ export class SessionLifecycle {
   }
 
   /**
+   * One transaction; when it put an event in the outbox, a publishing run follows at once (the others,
+   * most of them keep-alives, leave the outbox alone: the scheduler's tick catches anything missed).
+   */
+  private async transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    let used: Trx | undefined;
+    try {
+      return await this.deps.db.transaction().execute((trx) => {
+        used = trx;
+        return fn(trx);
+      });
+    } finally {
+      if (used && enqueuedEvents(used)) void this.deps.outbox.kick();
+    }
+  }
+
+  /**
    * Runs `fn` on the locked, settled session; NotFound for an unknown id or another space's session.
    * When `fn` refuses (throws), what settling did still commits: a session whose deadline has passed
    * stays ended even though the operation that noticed it failed.
@@ -99,21 +116,17 @@ export class SessionLifecycle {
     fn: (trx: Trx, row: SessionRow, now: Date) => Promise<T>,
   ): Promise<T> {
     if (!isUuid(sessionId) || (spaceId !== undefined && !isUuid(spaceId))) throw sessionNotFound();
-    try {
-      const outcome = await this.deps.db.transaction().execute(async (trx) => {
-        const locked = await repo.lockSession(trx, sessionId);
-        if (!locked || (spaceId !== undefined && locked.space_id !== spaceId.toLowerCase())) {
-          throw sessionNotFound();
-        }
-        const now = this.deps.now();
-        const row = await settle(trx, locked, now, this.settings, this.due());
-        return attempt(trx, () => fn(trx, row, now));
-      });
-      if (!outcome.ok) throw outcome.error;
-      return outcome.value;
-    } finally {
-      void this.deps.outbox.kick();
-    }
+    const outcome = await this.transaction(async (trx) => {
+      const locked = await repo.lockSession(trx, sessionId);
+      if (!locked || (spaceId !== undefined && locked.space_id !== spaceId.toLowerCase())) {
+        throw sessionNotFound();
+      }
+      const now = this.deps.now();
+      const row = await settle(trx, locked, now, this.settings, this.due());
+      return attempt(trx, () => fn(trx, row, now));
+    });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   }
 
   /** Creates a session in CREATED (the tokens service calls this when it mints a token). */
@@ -330,24 +343,20 @@ export class SessionLifecycle {
   /** Exchanges a ws_url ticket (once) for its session; an ended session cannot be joined. */
   async redeemTicket(ticket: string): Promise<SessionRow> {
     if (!ticket) throw unauthenticated("Invalid connect ticket");
-    try {
-      const outcome = await this.deps.db.transaction().execute(async (trx) => {
-        const now = this.deps.now();
-        const sessionId = await redeemTicket(trx, ticket, now);
-        if (!sessionId) throw unauthenticated("Invalid, used or expired connect ticket");
-        const locked = await repo.lockSession(trx, sessionId);
-        if (!locked) throw unauthenticated("Invalid, used or expired connect ticket");
-        const row = await settle(trx, locked, now, this.settings, this.due());
-        return attempt(trx, async () => {
-          if (row.state === "ENDED") throw new ConnectError("Session has ended", Code.FailedPrecondition);
-          return this.recordActivity(trx, row, now, now, {});
-        });
+    const outcome = await this.transaction(async (trx) => {
+      const now = this.deps.now();
+      const sessionId = await redeemTicket(trx, ticket, now);
+      if (!sessionId) throw unauthenticated("Invalid, used or expired connect ticket");
+      const locked = await repo.lockSession(trx, sessionId);
+      if (!locked) throw unauthenticated("Invalid, used or expired connect ticket");
+      const row = await settle(trx, locked, now, this.settings, this.due());
+      return attempt(trx, async () => {
+        if (row.state === "ENDED") throw new ConnectError("Session has ended", Code.FailedPrecondition);
+        return this.recordActivity(trx, row, now, now, {});
       });
-      if (!outcome.ok) throw outcome.error;
-      return outcome.value;
-    } finally {
-      void this.deps.outbox.kick();
-    }
+    });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   }
 
   /** Activity at `at` (now, or earlier for a late report): the idle timeout counts from the latest. */
@@ -387,18 +396,14 @@ export class SessionLifecycle {
    * The scheduler's unit of work: applies the due timers of one session if it is still due and no one
    * else holds it. Answers false when there was nothing to do here (another replica has it).
    */
-  async settleDue(sessionId: string): Promise<boolean> {
-    try {
-      return await this.deps.db.transaction().execute(async (trx) => {
-        const now = this.deps.now();
-        const row = await repo.claimDueSession(trx, sessionId, now);
-        if (!row) return false;
-        await settle(trx, row, now, this.settings, this.due());
-        return true;
-      });
-    } finally {
-      void this.deps.outbox.kick();
-    }
+  settleDue(sessionId: string): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      const now = this.deps.now();
+      const row = await repo.claimDueSession(trx, sessionId, now);
+      if (!row) return false;
+      await settle(trx, row, now, this.settings, this.due());
+      return true;
+    });
   }
 }
 

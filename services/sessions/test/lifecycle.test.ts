@@ -9,7 +9,7 @@ import {
 import { errorDetailOf, topics } from "@avatar/runtime";
 import { fromBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { holdEscrow } from "../src/ledger.js";
 import { sessionToProto } from "../src/mapping.js";
 import {
@@ -483,5 +483,28 @@ describe("connection state", () => {
       state: SessionState.ENDED,
       connectionState: ConnectionState.DISCONNECTED,
     });
+  });
+});
+
+describe("the outbox after an operation", () => {
+  it("is published at once after an operation that wrote an event, and left alone by one that wrote none", async () => {
+    const spaceId = await space();
+    const s = await started(spaceId);
+    await h.app.outbox.kick(); // what the earlier operations left
+    const kick = vi.spyOn(h.app.outbox, "kick");
+    try {
+      await h.client.keepAliveSession({ spaceId, sessionId: s.id });
+      await h.client.reportConnectionState({ sessionId: s.id, state: ConnectionState.CONNECTED });
+      expect(kick).not.toHaveBeenCalled();
+
+      await h.client.stopSession({ spaceId, sessionId: s.id });
+      expect(kick).toHaveBeenCalledTimes(1);
+      await kick.mock.results[0]?.value;
+      // The end's event (its message id is the session's) left the outbox without the scheduler's tick.
+      const left = await t.db.selectFrom("outbox").select("id").where("msg_id", "=", s.id).execute();
+      expect(left).toEqual([]);
+    } finally {
+      kick.mockRestore();
+    }
   });
 });
