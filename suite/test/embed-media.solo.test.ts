@@ -48,7 +48,7 @@ const ANSWER = [
 ];
 
 /** How long the page shows the idle avatar before the question (see the test). */
-const SETTLE_MS = 10_000;
+const SETTLE_MS = 15_000;
 
 /** What the probes in the page record (they run in the page: functions, no outer names). */
 interface Samples {
