@@ -87,16 +87,17 @@ try {
     }));
     const result = await drive({ ...s, warmupSeconds: 0 });
     const ops = result.opsPerSecond * s.seconds;
-    if (groups.length > 1) {
-      const each = groups.map((g) => `${g.name} ${fixed((g.used() * 1000) / ops, 2)}`);
-      say(`    CPU ms/op by process: ${each.join(", ")}`);
-    }
     const postgresMsPerOp = (postgres() * 1000) / ops;
     const cpuMsPerOp = (server() * 1000) / ops + postgresMsPerOp;
     rows.push({ name, result, cpuMsPerOp, postgresMsPerOp });
     say(
       `  ${name}: ${fixed(result.opsPerSecond)} ops/s, p99 ${fixed(result.p99)} ms, ${fixed(cpuMsPerOp, 2)} CPU ms/op`,
     );
+    // Under the run it belongs to (it used to come before that run's line, under the previous one).
+    if (groups.length > 1) {
+      const each = groups.map((g) => `${g.name} ${fixed((g.used() * 1000) / ops, 2)}`);
+      say(`    CPU ms/op by process: ${each.join(", ")}`);
+    }
   };
   const floorPids = () => [
     ...(floor.process.child.pid ? [floor.process.child.pid] : []),
