@@ -93,7 +93,6 @@ try {
     say(
       `  ${name}: ${fixed(result.opsPerSecond)} ops/s, p99 ${fixed(result.p99)} ms, ${fixed(cpuMsPerOp, 2)} CPU ms/op`,
     );
-    // Under the run it belongs to (it used to come before that run's line, under the previous one).
     if (groups.length > 1) {
       const each = groups.map((g) => `${g.name} ${fixed((g.used() * 1000) / ops, 2)}`);
       say(`    CPU ms/op by process: ${each.join(", ")}`);
