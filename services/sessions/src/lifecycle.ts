@@ -123,6 +123,8 @@ export class SessionLifecycle {
       }
       const now = this.deps.now();
       const row = await settle(trx, locked, now, this.settings, this.due());
+      // Settling wrote nothing (most operations): a refusal may roll back the whole transaction.
+      if (row === locked) return { ok: true as const, value: await fn(trx, row, now) };
       return attempt(trx, () => fn(trx, row, now));
     });
     if (!outcome.ok) throw outcome.error;
