@@ -119,34 +119,28 @@ export class OutboxPublisher {
   }
 
   /**
-   * One batch, in order, under row locks so that replicas publish disjoint batches. A row goes once its
-   * publish resolved; a failure leaves it (and those after it) for the next run.
+   * One batch, in order: taken and removed by one statement (its rows locked, so that replicas take
+   * disjoint batches), the removal committed once every publish resolved. A failed publish rolls the
+   * whole batch back; what went out before it goes out again on the next run (at least once; the
+   * message id lets the bus drop the repeat).
    */
   private async publishBatch(): Promise<number> {
-    const { count, failure } = await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       const rows = await trx
-        .selectFrom("outbox")
-        .selectAll()
-        .orderBy("id")
-        .limit(this.batchSize)
-        .forUpdate()
-        .skipLocked()
+        .deleteFrom("outbox")
+        .where("id", "in", (eb) =>
+          eb.selectFrom("outbox").select("id").orderBy("id").limit(this.batchSize).forUpdate().skipLocked(),
+        )
+        .returning(["id", "subject", "payload", "msg_id"])
         .execute();
-      const done: string[] = [];
-      let failure: unknown;
+      rows.sort((a, b) => compareIds(a.id, b.id));
       for (const row of rows) {
-        try {
-          await this.bus.publishDurable(row.subject, new Uint8Array(row.payload), { msgId: row.msg_id });
-          done.push(row.id);
-        } catch (err) {
-          failure = err;
-          break;
-        }
+        await this.bus.publishDurable(row.subject, new Uint8Array(row.payload), { msgId: row.msg_id });
       }
-      if (done.length > 0) await trx.deleteFrom("outbox").where("id", "in", done).execute();
-      return { count: rows.length, failure };
+      return rows.length;
     });
-    if (failure !== undefined) throw failure;
-    return count;
   }
 }
+
+/** bigserial ids arrive as strings: shorter is smaller, then by characters. */
+const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
