@@ -151,7 +151,7 @@ export async function holdEscrow(trx: Transaction<SessionsDatabase>, m: SessionM
 /** Gives a held amount back (the start failed, or the session ended before it completed). */
 export async function releaseEscrow(trx: Transaction<SessionsDatabase>, m: SessionMoney): Promise<void> {
   await credit(trx, m.spaceId, m.amount, m.at);
-  await insertRow(trx, m, "escrow_release", m.amount, null);
+  await insertRows(trx, [ledgerValues(m, "escrow_release", m.amount, null)]);
 }
 
 /** The held amount becomes the charge of minute 0: released and charged in one step, balance unchanged. */
@@ -159,8 +159,10 @@ export async function settleEscrowAsFirstMinute(
   trx: Transaction<SessionsDatabase>,
   m: SessionMoney,
 ): Promise<void> {
-  await insertRow(trx, m, "escrow_release", m.amount, null);
-  await insertRow(trx, m, "charge", -m.amount, 0);
+  await insertRows(trx, [
+    ledgerValues(m, "escrow_release", m.amount, null),
+    ledgerValues(m, "charge", -m.amount, 0),
+  ]);
   creditsCharged.inc(m.amount);
 }
 
@@ -210,17 +212,9 @@ function ledgerValues(
   };
 }
 
-async function insertRow(
-  trx: Transaction<SessionsDatabase>,
-  m: SessionMoney,
-  kind: "escrow" | "escrow_release" | "charge",
-  amount: number,
-  minute: number | null,
-) {
-  await trx
-    .insertInto("ledger")
-    .values(ledgerValues(m, kind, amount, minute))
-    .execute();
+/** Ledger rows written by one statement, in the order given. */
+async function insertRows(trx: Transaction<SessionsDatabase>, rows: ReturnType<typeof ledgerValues>[]) {
+  await trx.insertInto("ledger").values(rows).execute();
 }
 
 /** Newest first. */
