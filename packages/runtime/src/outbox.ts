@@ -1,6 +1,14 @@
 import type { Bus } from "@avatar/bus";
 import { type Message, toBinary } from "@bufbuild/protobuf";
-import { type ColumnType, type Generated, type Kysely, sql, type Transaction } from "kysely";
+import {
+  type ColumnType,
+  type Generated,
+  type InsertQueryBuilder,
+  type Kysely,
+  type QueryCreator,
+  sql,
+  type Transaction,
+} from "kysely";
 import type { Topic } from "./events.js";
 import type { Logger } from "./log.js";
 import { outboxDepth } from "./metrics/catalog.js";
@@ -47,15 +55,23 @@ const transactionsWithEvents = new WeakSet<object>();
 /** Whether `trx` called enqueueEvent (its owner kicks the publisher after the commit; others need not). */
 export const enqueuedEvents = (trx: Transaction<WithOutbox>): boolean => transactionsWithEvents.has(trx);
 
+/** Another insert made by the statement that writes an event (a CTE of it): one round trip for both. */
+export type InsertAlongside = (
+  db: QueryCreator<WithOutbox>,
+) => InsertQueryBuilder<WithOutbox, WithOutbox, WithOutbox>;
+
+/** Puts an event in the outbox within `trx`, with `alongside` (e.g. the notice it goes with) in the same statement. */
 export async function enqueueEvent<T extends Message>(
   trx: Transaction<WithOutbox>,
   topic: Topic<T>,
   value: T,
   msgId: string,
   at: Date,
+  alongside?: InsertAlongside,
 ): Promise<void> {
   transactionsWithEvents.add(trx);
-  await (trx as unknown as Transaction<OutboxDatabase>)
+  const db: QueryCreator<OutboxDatabase> = alongside ? trx.with("alongside", alongside) : trx;
+  await db
     .insertInto("outbox")
     .values({
       subject: topic.subject,

@@ -14,6 +14,17 @@ export interface NewSessionEvent {
   createdAt: Date;
 }
 
+/** The stored row of one session event. */
+export function sessionEventRow(sessionId: string, e: NewSessionEvent) {
+  return {
+    id: e.id || randomUUID(),
+    session_id: sessionId,
+    type: e.type,
+    payload: JSON.stringify(e.payload),
+    created_at: e.createdAt,
+  };
+}
+
 /** Writes events; an id already stored is skipped. Answers how many were new. */
 export async function appendSessionEvents(
   db: Db,
@@ -23,15 +34,7 @@ export async function appendSessionEvents(
   if (events.length === 0) return 0;
   const rows = await db
     .insertInto("session_events")
-    .values(
-      events.map((e) => ({
-        id: e.id || randomUUID(),
-        session_id: sessionId,
-        type: e.type,
-        payload: JSON.stringify(e.payload),
-        created_at: e.createdAt,
-      })),
-    )
+    .values(events.map((e) => sessionEventRow(sessionId, e)))
     .onConflict((oc) => oc.column("id").doNothing())
     .returning("id")
     .execute();

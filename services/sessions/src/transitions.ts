@@ -8,7 +8,7 @@ import { sessionToProto } from "./mapping.js";
 import { countTransition } from "./metrics.js";
 import { updateSession } from "./repository.js";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
-import { appendSessionEvents } from "./session-events.js";
+import { sessionEventRow } from "./session-events.js";
 import type { SessionSettings } from "./settings.js";
 import { type DueOptions, nextDueStep, servedAfter } from "./timers.js";
 
@@ -38,8 +38,10 @@ export async function announce<T extends Message>(
   event: { topic: Topic<T>; value: T; msgId: string },
   now: Date,
 ): Promise<void> {
-  await appendSessionEvents(trx, row.id, [{ type: notice.type, payload: notice.payload, createdAt: now }]);
-  await enqueueEvent(trx, event.topic, event.value, event.msgId, now);
+  const stored = sessionEventRow(row.id, { type: notice.type, payload: notice.payload, createdAt: now });
+  await enqueueEvent(trx, event.topic, event.value, event.msgId, now, (db) =>
+    db.insertInto("session_events").values(stored),
+  );
   countTransition(row, notice.type);
 }
 
