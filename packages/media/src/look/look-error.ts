@@ -1,10 +1,14 @@
-/** A look the renderer cannot draw, naming the field at fault (decode-look.ts says why). */
-export class LookError extends Error {
+/** A look input refused, naming the field at fault. */
+export abstract class LookFieldError extends Error {
   constructor(
     readonly field: string,
     message: string,
   ) {
     super(`${field}: ${message}`);
-    this.name = "LookError";
   }
+}
+
+/** A look the renderer cannot draw (decode-look.ts says why). */
+export class LookError extends LookFieldError {
+  override name = "LookError";
 }

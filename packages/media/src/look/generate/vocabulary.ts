@@ -1,4 +1,5 @@
 import { seededRandom } from "../../random.js";
+import { LookFieldError } from "../look-error.js";
 
 /**
  * The generator's choices, by name: what a LookSeed may ask for. Everything not asked for is drawn from
@@ -90,14 +91,9 @@ export function lookRequestOf(fields: Record<string, string | undefined>): LookR
   };
 }
 
-export class LookParamsError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-    this.name = "LookParamsError";
-  }
+/** A look request naming a choice the generator does not know. */
+export class LookParamsError extends LookFieldError {
+  override name = "LookParamsError";
 }
 
 const OUTFIT_COLORS = [
