@@ -1,12 +1,16 @@
 import { randomUUID } from "node:crypto";
+import { SessionState } from "@avatar/contracts/sessions";
 import { consumeEvent, topics } from "@avatar/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventClient } from "./realtime-client.js";
+import { startedLite } from "./realtime-support.js";
 import { bearer, eventually, grant, key, mint, otherSpace, WAYNE } from "./sessions-support.js";
 import { json, startTestSuite, type TestSuite } from "./support.js";
 
 /**
  * The timers of the sessions service over real HTTP, with its durations shortened through the
- * environment: 500 ms minutes, a 2 s idle timeout, a 1 s sandbox cap, a 4 s start deadline. Every
+ * environment: 500 ms minutes, a 2 s idle timeout, a 1 s sandbox cap, a 4 s start deadline (and the
+ * pipeline worker's heartbeat, which carries its sessions' client activity, every 200 ms). Every
  * assertion reads the timestamps the service recorded, so a slow machine changes nothing but the wait.
  */
 
@@ -21,6 +25,7 @@ beforeAll(async () => {
       SESSION_IDLE_TIMEOUT_MS: "2000",
       SESSION_SANDBOX_MAX_DURATION_MS: "1000",
       SESSION_START_TIMEOUT_MS: "4000",
+      PIPELINE_HEARTBEAT_MS: "200",
     },
     overrides: { rateLimitStore: { increment: async () => 1 } },
   });
@@ -78,6 +83,32 @@ describe("timers", () => {
     const entry = await ended(m.session_id);
     expect(entry.end_reason).toBe("IDLE_TIMEOUT");
     expect(Date.parse(entry.end_at)).toBe(keptAt + 2000);
+  });
+
+  it("counts a client's messages as activity: the worker's heartbeats carry them to the idle timer", async () => {
+    await grant(suite, "100", space.spaceId);
+    const session = await startedLite(suite, { avatar_id: WAYNE }, space.apiKey);
+    const client = await EventClient.connect(session.ws_url);
+    await client.next("session.state_updated", (e) => e.state === "connected");
+    // Talking for longer than the idle timeout keeps the session.
+    let lastSent = 0;
+    for (const until = Date.now() + 3_500; Date.now() < until; ) {
+      client.send({ type: "agent.interrupt" });
+      lastSent = Date.now();
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const { session: running } = await suite.clients.sessions.getSession({
+      spaceId: space.spaceId,
+      sessionId: session.session_id,
+    });
+    expect(running?.state).toBe(SessionState.STARTED);
+    // Silent from here on (the socket stays open): it ends 2 s after the last message counted.
+    const entry = await ended(session.session_id);
+    expect(entry.end_reason).toBe("IDLE_TIMEOUT");
+    const after = Date.parse(entry.end_at) - 2_000 - lastSent;
+    expect(after).toBeGreaterThanOrEqual(-300);
+    expect(after).toBeLessThanOrEqual(300);
+    await client.close();
   });
 
   it("ends with NO_CREDITS when the balance cannot pay the next minute, with an exact ledger", async () => {

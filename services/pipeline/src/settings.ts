@@ -17,8 +17,6 @@ export const pipelineSettings = {
   PIPELINE_DISCONNECT_GRACE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
   /** A socket its gateway has not mentioned (heartbeat or message) this long counts as closed. */
   PIPELINE_CONNECTION_TIMEOUT_MS: env.int({ default: 15_000, min: 50, max: 600_000 }),
-  /** Client activity is reported to the sessions service (idle timer) at most this often. */
-  PIPELINE_ACTIVITY_REPORT_MS: env.int({ default: 10_000, min: 10, max: 600_000 }),
   /** How often each session's state is checked against the sessions service (a missed end event). */
   PIPELINE_RECONCILE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
   /** An assigned session that has not started after this long was not started here (its start failed). */

@@ -67,34 +67,43 @@ describe("serverEventJson", () => {
 });
 
 describe("ActivityReporter", () => {
-  it("reports at once, then at most once per interval, never losing the last activity", () => {
+  it("holds the latest activity for the next heartbeat, without a call of its own", () => {
     const clock = new ManualClock();
     const reports: number[] = [];
-    const t0 = clock.now();
-    const activity = new ActivityReporter(clock, 10_000, () => reports.push(clock.now() - t0));
+    const activity = new ActivityReporter(clock, (at) => reports.push(at));
+    expect(activity.pending).toBeUndefined();
     activity.touch();
-    clock.advance(1000);
+    const first = clock.now();
+    clock.advance(1_000);
     activity.touch();
+    const second = clock.now();
+    expect(activity.pending).toBe(second);
+    // A heartbeat that carried the first moment does not clear what came after it.
+    activity.carried(first);
+    expect(activity.pending).toBe(second);
+    activity.carried(second);
+    expect(activity.pending).toBeUndefined();
+    expect(reports).toEqual([]);
     activity.touch();
-    clock.advance(20_000);
-    activity.touch();
-    expect(reports).toEqual([0, 10_000, 21_000]);
     activity.stop();
+    expect(activity.pending).toBeUndefined();
     activity.touch();
-    clock.advance(60_000);
-    expect(reports).toHaveLength(3);
+    expect(activity.pending).toBeUndefined();
   });
 
   it("reports a keep-alive at once unless one went out within the last second", () => {
     const clock = new ManualClock();
-    let reports = 0;
-    const activity = new ActivityReporter(clock, 10_000, () => reports++);
+    const reports: number[] = [];
+    const activity = new ActivityReporter(clock, (at) => reports.push(at));
+    activity.touch();
     activity.keepAlive();
+    // The keep-alive carried the activity before it.
+    expect(activity.pending).toBeUndefined();
     clock.advance(500);
     activity.keepAlive();
     clock.advance(600);
     activity.keepAlive();
-    expect(reports).toBe(2);
+    expect(reports).toEqual([clock.now() - 1_100, clock.now()]);
   });
 });
 

@@ -38,7 +38,6 @@ const settings: RunnerSettings = {
   PIPELINE_CONNECT_GRACE_MS: 60_000,
   PIPELINE_DISCONNECT_GRACE_MS: 30_000,
   PIPELINE_CONNECTION_TIMEOUT_MS: 15_000,
-  PIPELINE_ACTIVITY_REPORT_MS: 10_000,
   PIPELINE_START_WAIT_MS: 20_000,
 };
 
@@ -270,16 +269,22 @@ describe("SessionRunner", () => {
     expect(r.connects).toEqual(["c1 true", "c2 false"]);
   });
 
-  it("reports activity throttled and keep-alives at once", async () => {
+  it("holds client activity for the worker's heartbeat, and reports keep-alives at once", async () => {
     const r = rig();
     r.opened("c1");
+    await flush();
+    expect(r.runner.pendingActivity).toBeUndefined();
     for (let i = 0; i < 5; i++) r.message("c1", '{"type":"agent.speak"}');
     await flush();
-    expect(r.calls.filter((c) => c.startsWith("keepAlive"))).toHaveLength(1);
+    expect(r.calls.filter((c) => c.startsWith("keepAlive"))).toEqual([]);
+    const at = r.clock.now();
+    expect(r.runner.pendingActivity).toBe(at);
+    r.runner.activityCarried(at);
+    expect(r.runner.pendingActivity).toBeUndefined();
     r.clock.advance(2_000);
     r.message("c1", '{"type":"session.keep_alive"}');
     await flush();
-    expect(r.calls.filter((c) => c.startsWith("keepAlive"))).toHaveLength(2);
+    expect(r.calls.filter((c) => c.startsWith("keepAlive"))).toEqual([`keepAlive at ${r.clock.now()}`]);
   });
 
   it("ends with USER_DISCONNECTED when the last socket is gone for the grace period", async () => {

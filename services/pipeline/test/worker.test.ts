@@ -4,6 +4,7 @@ import { SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import {
   AssignSessionRequestSchema,
   AssignSessionResponseSchema,
+  ClientFrameSchema,
   WorkerHeartbeatAckSchema,
   WorkerHeartbeatSchema,
 } from "@avatar/contracts/pipeline";
@@ -17,6 +18,7 @@ import {
 } from "@avatar/contracts/sessions";
 import { publishEvent, realtimeSubjects, silentLogger, topics } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import { noMedia } from "../src/media/no-media.js";
@@ -36,7 +38,6 @@ const settings: PipelineSettings = {
   PIPELINE_CONNECT_GRACE_MS: 60_000,
   PIPELINE_DISCONNECT_GRACE_MS: 30_000,
   PIPELINE_CONNECTION_TIMEOUT_MS: 15_000,
-  PIPELINE_ACTIVITY_REPORT_MS: 10_000,
   PIPELINE_RECONCILE_MS: 30_000,
   PIPELINE_START_WAIT_MS: 20_000,
   PIPELINE_DRAIN_TIMEOUT_MS: 5_000,
@@ -72,7 +73,7 @@ function rig() {
   } as unknown as Client<typeof SessionsService>;
   const calls: string[] = [];
   const mode: ModeHandler = {
-    accepts: new Set(),
+    accepts: new Set(["agent.speak"]),
     onConnected: () => {},
     handle: () => {},
     stop: async () => {},
@@ -115,7 +116,11 @@ function rig() {
   const answerHeartbeats = () =>
     bus.serve(realtimeSubjects.heartbeat, (msg) => {
       const hb = fromBinary(WorkerHeartbeatSchema, msg.data);
-      leases.push(hb.leases.map((l) => `${l.sessionId} #${l.epoch}`));
+      leases.push(
+        hb.leases.map(
+          (l) => `${l.sessionId} #${l.epoch}${l.activityAt ? ` active at ${timestampMs(l.activityAt)}` : ""}`,
+        ),
+      );
       return toBinary(WorkerHeartbeatAckSchema, create(WorkerHeartbeatAckSchema, { lostSessionIds: lost }));
     });
   const assign = async (sessionId: string, takeover = false) => {
@@ -126,11 +131,18 @@ function rig() {
     const reply = await bus.request(realtimeSubjects.assign, req, { timeoutMs: 1_000 });
     return fromBinary(AssignSessionResponseSchema, reply).workerId;
   };
+  /** A client's message to a session, as its gateway relays it. */
+  const clientMessage = (sessionId: string, json: string) =>
+    bus.publish(
+      realtimeSubjects.clientFrames(sessionId),
+      toBinary(ClientFrameSchema, create(ClientFrameSchema, { sessionId, connectionId: "c1", json })),
+    );
   return {
     bus,
     clock,
     worker,
     registry,
+    clientMessage,
     calls,
     sessions,
     newSession,
@@ -221,6 +233,36 @@ describe("PipelineWorker", () => {
     await flush();
     expect(r.worker.sessionIds).toEqual([b.id]);
     expect(r.calls.filter((c) => c.startsWith("end"))).toEqual([]);
+  });
+
+  it("carries each session's latest client activity in its heartbeat until one is answered", async () => {
+    const r = rig();
+    const s = await r.running(1);
+    await r.clientMessage(s.id, '{"type":"agent.speak"}');
+    await flush();
+    const at = r.clock.now();
+    r.clock.advance(1_000);
+    await r.clientMessage(s.id, '{"type":"agent.speak"}');
+    await flush();
+    const latest = r.clock.now();
+    expect(latest).toBeGreaterThan(at);
+    // Unanswered (the sessions service is down): the activity waits for the next beat.
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    r.answerHeartbeats();
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(r.leases).toEqual([[`${s.id} #1 active at ${latest}`]]);
+    // Answered: nothing more to carry until the client does something again.
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(r.leases.at(-1)).toEqual([`${s.id} #1`]);
+    await r.clientMessage(s.id, '{"type":"agent.speak"}');
+    await flush();
+    const again = r.clock.now();
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(r.leases.at(-1)).toEqual([`${s.id} #1 active at ${again}`]);
   });
 
   it("keeps its sessions when no one answers its heartbeat (the sessions service is down)", async () => {

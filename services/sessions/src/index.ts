@@ -85,6 +85,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     bus: deps.bus,
     log: deps.log,
     timeoutMs: settings.PIPELINE_WORKER_TIMEOUT_MS,
+    idleTimeoutMs: settings.SESSION_IDLE_TIMEOUT_MS,
     now,
     onDatabase,
   });

@@ -82,11 +82,18 @@ function worker(workerId: string) {
   return { offers, leave: () => sub.unsubscribe() };
 }
 
-/** A heartbeat listing `leases`; answers the sessions the worker was told it lost. */
-async function heartbeat(workerId: string, leases: [string, number][]) {
+/**
+ * A heartbeat listing `leases` (session, epoch, and the latest client activity in ms when there was
+ * some); answers the sessions the worker was told it lost.
+ */
+async function heartbeat(workerId: string, leases: [string, number, number?][]) {
   const hb = create(WorkerHeartbeatSchema, {
     worker: { id: workerId, sessionIds: leases.map(([id]) => id) },
-    leases: leases.map(([sessionId, epoch]) => ({ sessionId, epoch })),
+    leases: leases.map(([sessionId, epoch, activity]) => ({
+      sessionId,
+      epoch,
+      ...(activity === undefined ? {} : { activityAt: timestampFromMs(activity) }),
+    })),
   });
   const reply = await h.bus.request(realtimeSubjects.heartbeat, toBinary(WorkerHeartbeatSchema, hb), {
     timeoutMs: 2_000,
@@ -115,6 +122,68 @@ async function tick() {
 
 const minutesCharged = async (spaceId: string, sessionId: string) =>
   (await ledgerOf(t.db, spaceId, sessionId)).filter(([kind]) => kind === "charge").map(([, , m]) => m);
+
+describe("activity carried by heartbeats", () => {
+  const IDLE_MS = 5 * MINUTE;
+  const timers = async (sessionId: string) => {
+    const row = await t.db
+      .selectFrom("sessions")
+      .select(["last_activity_at", "idle_deadline_at", "state"])
+      .where("id", "=", sessionId)
+      .executeTakeFirstOrThrow();
+    return { last: row.last_activity_at.getTime(), idle: row.idle_deadline_at?.getTime(), state: row.state };
+  };
+
+  it("resets the idle timer from when the activity happened, as a keep-alive would", async () => {
+    const { spaceId, sessionId, startedAt } = await startedOn("w1");
+    expect((await timers(sessionId)).idle).toBe(startedAt + IDLE_MS);
+    h.clock.advance(4 * MINUTE);
+    const at = h.clock.now().getTime() - 1_500;
+    expect(await heartbeat("w1", [[sessionId, 1, at]])).toEqual([]);
+    expect(await timers(sessionId)).toEqual({ last: at, idle: at + IDLE_MS, state: "STARTED" });
+    expect(ms((await session(spaceId, sessionId))?.lastActivityAt)).toBe(at);
+
+    // A lease without activity renews the lease only; older activity never moves the timer back.
+    h.clock.advance(1_000);
+    await heartbeat("w1", [[sessionId, 1]]);
+    await heartbeat("w1", [[sessionId, 1, at - 60_000]]);
+    expect(await timers(sessionId)).toEqual({ last: at, idle: at + IDLE_MS, state: "STARTED" });
+    await h.client.stopSession({ spaceId, sessionId });
+  });
+
+  it("counts activity stamped in the future as now", async () => {
+    const { spaceId, sessionId } = await startedOn("w1");
+    h.clock.advance(MINUTE);
+    const now = h.clock.now().getTime();
+    await heartbeat("w1", [[sessionId, 1, now + 3_600_000]]);
+    expect(await timers(sessionId)).toMatchObject({ last: now, idle: now + IDLE_MS });
+    await h.client.stopSession({ spaceId, sessionId });
+  });
+
+  it("does not revive a session that was idle past its deadline when the activity happened", async () => {
+    const { spaceId, sessionId, startedAt } = await startedOn("w1");
+    h.clock.advance(IDLE_MS + 2_000);
+    const late = h.clock.now().getTime() - 1_000;
+    expect(await heartbeat("w1", [[sessionId, 1, late]])).toEqual([]);
+    expect(await timers(sessionId)).toMatchObject({ last: startedAt, idle: startedAt + IDLE_MS });
+    await tick();
+    expect(await session(spaceId, sessionId)).toMatchObject({
+      state: SessionState.ENDED,
+      endReason: SessionEndReason.IDLE_TIMEOUT,
+    });
+    // Its worker hears at its next heartbeat that it does not own the session any more.
+    expect(await heartbeat("w1", [[sessionId, 1, late]])).toEqual([sessionId]);
+  });
+
+  it("is not recorded from a worker that does not own the session", async () => {
+    const { spaceId, sessionId, startedAt } = await startedOn("w1");
+    h.clock.advance(MINUTE);
+    expect(await heartbeat("w2", [[sessionId, 1, h.clock.now().getTime()]])).toEqual([sessionId]);
+    expect(await heartbeat("w1", [[sessionId, 2, h.clock.now().getTime()]])).toEqual([sessionId]);
+    expect(await timers(sessionId)).toMatchObject({ last: startedAt, idle: startedAt + IDLE_MS });
+    await h.client.stopSession({ spaceId, sessionId });
+  });
+});
 
 describe("a lost worker's session", () => {
   it("is offered to the other workers when the lease runs out, and owned by the taker under the next epoch", async () => {

@@ -1,57 +1,48 @@
-import { type Clock, Timer } from "./clock.js";
+import type { Clock } from "./clock.js";
 
 /**
- * Client activity reported to the sessions service (it resets the idle timer), throttled: at most one
- * report per interval, the first at once and, when more activity came during the interval, one more at
- * its end, so the last activity is never lost. An explicit keep-alive is reported at once unless a
- * report went out in the last second.
+ * A session's client activity on its way to the sessions service (it resets the idle timer). Activity
+ * rides the worker's next heartbeat: `pending` is the latest moment not yet carried by an answered one,
+ * so a worker with a thousand busy sessions sends no call per session. An explicit keep-alive is
+ * reported at once (its own call), unless one went out within the last second.
  */
 export class ActivityReporter {
-  private lastReport = Number.NEGATIVE_INFINITY;
-  private pending = false;
-  private readonly trailing: Timer;
+  private latest: number | undefined;
+  private lastKeepAlive = Number.NEGATIVE_INFINITY;
   private stopped = false;
 
   constructor(
     private readonly clock: Clock,
-    private readonly intervalMs: number,
-    private readonly report: () => void,
-  ) {
-    this.trailing = new Timer(clock);
-  }
+    private readonly report: (at: number) => void,
+  ) {}
 
   /** A client event arrived. */
   touch(): void {
-    if (this.stopped) return;
-    const since = this.clock.now() - this.lastReport;
-    if (since >= this.intervalMs) {
-      this.send();
-      return;
-    }
-    this.pending = true;
-    if (!this.trailing.armed) this.trailing.arm(this.intervalMs - since, () => this.flush());
+    if (!this.stopped) this.latest = this.clock.now();
   }
 
   /** The client asked to keep the session alive. */
   keepAlive(): void {
     if (this.stopped) return;
-    if (this.clock.now() - this.lastReport < Math.min(1_000, this.intervalMs)) return;
-    this.send();
+    const now = this.clock.now();
+    if (now - this.lastKeepAlive < 1_000) return;
+    this.lastKeepAlive = now;
+    this.latest = undefined;
+    this.report(now);
+  }
+
+  /** The latest activity no answered heartbeat has carried (ms), if any. */
+  get pending(): number | undefined {
+    return this.stopped ? undefined : this.latest;
+  }
+
+  /** A heartbeat carrying `at` was answered: what came after it waits for the next one. */
+  carried(at: number): void {
+    if (this.latest !== undefined && this.latest <= at) this.latest = undefined;
   }
 
   stop(): void {
     this.stopped = true;
-    this.trailing.clear();
-  }
-
-  private flush(): void {
-    if (this.pending && !this.stopped) this.send();
-  }
-
-  private send(): void {
-    this.pending = false;
-    this.trailing.clear();
-    this.lastReport = this.clock.now();
-    this.report();
+    this.latest = undefined;
   }
 }

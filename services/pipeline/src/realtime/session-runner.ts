@@ -40,7 +40,6 @@ export type RunnerSettings = Pick<
   | "PIPELINE_CONNECT_GRACE_MS"
   | "PIPELINE_DISCONNECT_GRACE_MS"
   | "PIPELINE_CONNECTION_TIMEOUT_MS"
-  | "PIPELINE_ACTIVITY_REPORT_MS"
   | "PIPELINE_START_WAIT_MS"
 >;
 
@@ -147,9 +146,7 @@ export class SessionRunner {
     this.order = new InboundOrder(clock, (id, seq, resend) => {
       if (this.phase === "running") this.out.ack(id, seq, resend);
     });
-    this.activity = new ActivityReporter(clock, deps.settings.PIPELINE_ACTIVITY_REPORT_MS, () =>
-      this.reports.activity(clock.now()),
-    );
+    this.activity = new ActivityReporter(clock, (at) => this.reports.activity(at));
     this.transcript = new TranscriptWriter(
       async (entries) => {
         try {
@@ -199,6 +196,16 @@ export class SessionRunner {
   /** Whether the worker's heartbeat should hold the session's lease: running, and not being let go. */
   get serving(): boolean {
     return this.phase === "running" && !this.releasing && !this.ending;
+  }
+
+  /** Client activity for the worker's next heartbeat to carry (ms), if there was some since the last. */
+  get pendingActivity(): number | undefined {
+    return this.activity.pending;
+  }
+
+  /** The sessions service answered a heartbeat that carried the activity of `at`. */
+  activityCarried(at: number): void {
+    this.activity.carried(at);
   }
 
   /** The session ended (its end event, or the sessions service said so). */

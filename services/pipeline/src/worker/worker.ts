@@ -32,7 +32,7 @@ export interface WorkerDeps {
  * One pipeline process: claims starting sessions (and running ones whose worker was lost) from the
  * workers' queue group while it has room, and runs a SessionRunner for each. Its heartbeat, a request the
  * sessions service answers, renews its lease on every session it serves under that session's ownership
- * epoch; the answer names the sessions it lost (taken over elsewhere, or ended), which stop at once. When
+ * epoch and carries each session's latest client activity (the idle timer); the answer names the sessions it lost (taken over elsewhere, or ended), which stop at once. When
  * the sessions service cannot be reached the worker keeps its sessions and reports again at the next
  * beat. A runner goes when its session ends (the end event, which plain subscribers of the durable
  * subject receive too; a missed event is caught by the periodic reconcile). On stop, it takes no more
@@ -174,14 +174,29 @@ export class PipelineWorker {
       capacity: this.deps.settings.PIPELINE_CAPACITY,
       lastHeartbeatAt: timestampFromMs(this.deps.clock.now()),
     };
-    const leases = serving.map((r) => ({ sessionId: r.sessionId, epoch: r.epoch }));
+    const carried = serving.map((r) => r.pendingActivity);
+    const leases = serving.map((r, i) => {
+      const at = carried[i];
+      return {
+        sessionId: r.sessionId,
+        epoch: r.epoch,
+        ...(at === undefined ? {} : { activityAt: timestampFromMs(at) }),
+      };
+    });
     const hb = toBinary(WorkerHeartbeatSchema, create(WorkerHeartbeatSchema, { worker, leases }));
-    void this.beat(hb, serving);
+    void this.beat(hb, serving, carried);
     this.heartbeatTimer.arm(this.deps.settings.PIPELINE_HEARTBEAT_MS, () => this.heartbeat());
   }
 
-  /** Sends one heartbeat; the runners it names as lost stop. Unanswered: the sessions stay, and wait. */
-  private async beat(hb: Uint8Array, listed: SessionRunner[]): Promise<void> {
+  /**
+   * Sends one heartbeat; the runners it names as lost stop. Unanswered: the sessions stay, and wait, and
+   * their activity rides the next one.
+   */
+  private async beat(
+    hb: Uint8Array,
+    listed: SessionRunner[],
+    carried: (number | undefined)[],
+  ): Promise<void> {
     let reply: Uint8Array;
     try {
       reply = await this.deps.bus.request(realtimeSubjects.heartbeat, hb, {
@@ -192,6 +207,10 @@ export class PipelineWorker {
       return;
     }
     const lost = new Set(fromBinary(WorkerHeartbeatAckSchema, reply).lostSessionIds);
+    listed.forEach((runner, i) => {
+      const at = carried[i];
+      if (at !== undefined) runner.activityCarried(at);
+    });
     for (const runner of listed) {
       if (lost.has(runner.sessionId) && this.runners.get(runner.sessionId) === runner) {
         void runner.notOwned();
