@@ -13,6 +13,7 @@
  *                         (the one-process suite of `pnpm start`)
  *   BENCH_LITE_OPEN_CONCURRENCY  sessions opened at once while ramping up (default 16)
  *   BENCH_FROM_SOURCE     run the TypeScript sources instead of the bundles of `pnpm build`
+ *   BENCH_CPU_PROFILE_DIR write a `--cpu-prof` profile of every backend process there
  */
 
 import { cpus, loadavg } from "node:os";
@@ -39,6 +40,7 @@ const settings = readConfig({
   BENCH_LITE_TOPOLOGY: env.oneOf(["processes", "suite"], { default: "processes" }),
   BENCH_LITE_OPEN_CONCURRENCY: env.int({ default: 16, min: 1 }),
   BENCH_FROM_SOURCE: env.bool({ default: false }),
+  BENCH_CPU_PROFILE_DIR: env.optionalString(),
 });
 const levels = settings.BENCH_LITE_SESSIONS.split(",").map((s) => Number(s.trim()));
 if (levels.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= (levels[i - 1] ?? 0)))) {
@@ -54,7 +56,10 @@ say(
     .map((l) => l.toFixed(2))
     .join(" ")}`,
 );
-const environment = await startBenchEnvironment({ fromSource: settings.BENCH_FROM_SOURCE });
+const environment = await startBenchEnvironment({
+  fromSource: settings.BENCH_FROM_SOURCE,
+  cpuProfileDir: settings.BENCH_CPU_PROFILE_DIR,
+});
 say(`${environment.pg.version}; ${environment.natsVersion}`);
 const floor = await startFloor("bench/src/floor/ws-floor.ts");
 let backend: Backend | undefined;

@@ -56,6 +56,7 @@ export const allowedCallers: CallerTable = {
     // over goes on from its transcript.
     GetTranscript: ["gateway", "memory", "webhooks", "pipeline"],
     AppendSessionEvents: ["pipeline"],
+    AppendSessionEventsBatch: ["pipeline"],
     ListSessionEvents: ["gateway", operator],
     DeleteSessionEvents: ["gateway"],
     GetCredits: ["gateway", operator],

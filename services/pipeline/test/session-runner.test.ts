@@ -26,6 +26,7 @@ import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionMedia } from "../src/media/session-media.js";
 import type { ClientEvent, ModeHandler, SessionContext } from "../src/realtime/mode.js";
+import type { StoredEvent } from "../src/realtime/session-context.js";
 import { type RunnerSettings, SessionRunner } from "../src/realtime/session-runner.js";
 import { ManualClock } from "./manual-clock.js";
 
@@ -138,6 +139,7 @@ function rig(
   bus.subscribe(realtimeSubjects.serverFrames(session.id), (msg) => {
     out.push(fromBinary(ServerFrameSchema, msg.data));
   });
+  const stored: StoredEvent[] = [];
   const runner = new SessionRunner(
     {
       bus: runnerBus,
@@ -151,6 +153,7 @@ function rig(
         return mode;
       },
       media: async () => media,
+      events: { forSession: () => ({ write: (events) => stored.push(...events) }) },
       onFinished: (id) => finished.push(id),
       track: (work) => tracked.push(work),
     },
@@ -181,6 +184,7 @@ function rig(
     finished,
     out,
     events,
+    stored,
     contexts,
     tracked,
     answer: (a: Answer) => {

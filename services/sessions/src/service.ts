@@ -1,5 +1,6 @@
 import {
   SessionEndReason,
+  type SessionEvent,
   SessionListType,
   type SessionsService,
   TranscriptWrittenSchema,
@@ -33,7 +34,13 @@ import {
 } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
-import { appendSessionEvents, deleteSessionHistory, listSessionEvents } from "./session-events.js";
+import {
+  appendEventsOfSessions,
+  appendSessionEvents,
+  deleteSessionHistory,
+  listSessionEvents,
+  type NewSessionEvent,
+} from "./session-events.js";
 import type { SessionTakeover } from "./takeover.js";
 import { appendTranscript, readTranscript, TRANSCRIPT_ROLES } from "./transcript.js";
 import type { SessionRooms } from "./transport-a-rooms.js";
@@ -54,6 +61,20 @@ const MAX_TRANSCRIPT_CHARS = 100_000;
 const MAX_IDEMPOTENCY_KEY = 200;
 
 const sessionNotFound = () => notFound("Session not found", { field: "session_id" });
+
+/** The events of an append, checked; those without a time are stamped `at`. */
+function newEvents(events: SessionEvent[], at: Date): NewSessionEvent[] {
+  return events.map((e, i) => {
+    if (!e.type) throw invalidRequest(`events[${i}].type is required`, { field: "type" });
+    if (e.id && !isUuid(e.id)) throw invalidRequest(`events[${i}].id must be a UUID`, { field: "id" });
+    return {
+      id: e.id,
+      type: e.type,
+      payload: e.payload ?? {},
+      createdAt: e.createdAt ? timestampDate(e.createdAt) : at,
+    };
+  });
+}
 
 /** An end reason of a request: UNSPECIFIED takes `fallback`, an unknown number is refused. */
 function reasonOf(reason: SessionEndReason, fallback: EndReasonName): EndReasonName {
@@ -261,18 +282,22 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
       if (req.events.length > MAX_APPEND) {
         throw invalidRequest(`at most ${MAX_APPEND} events per call`, { field: "events" });
       }
+      return { written: await appendSessionEvents(db, session.id, newEvents(req.events, now())) };
+    },
+
+    async appendSessionEventsBatch(req) {
+      if (req.sessions.reduce((n, s) => n + s.events.length, 0) > MAX_APPEND) {
+        throw invalidRequest(`at most ${MAX_APPEND} events per call`, { field: "sessions" });
+      }
       const at = now();
-      const events = req.events.map((e, i) => {
-        if (!e.type) throw invalidRequest(`events[${i}].type is required`, { field: "type" });
-        if (e.id && !isUuid(e.id)) throw invalidRequest(`events[${i}].id must be a UUID`, { field: "id" });
-        return {
-          id: e.id,
-          type: e.type,
-          payload: e.payload ?? {},
-          createdAt: e.createdAt ? timestampDate(e.createdAt) : at,
-        };
+      const groups = req.sessions.map((s, i) => {
+        if (!isUuid(s.sessionId)) {
+          throw invalidRequest(`sessions[${i}].session_id must be a UUID`, { field: "session_id" });
+        }
+        return { sessionId: s.sessionId.toLowerCase(), events: newEvents(s.events, at) };
       });
-      return { written: await appendSessionEvents(db, session.id, events) };
+      const { written, unknown } = await appendEventsOfSessions(db, groups);
+      return { written, unknownSessionIds: unknown };
     },
 
     async listSessionEvents(req) {

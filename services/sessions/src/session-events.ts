@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { SessionsDatabase } from "./schema.js";
 
 /** Stored session events: lifecycle notices written here and realtime notices written by the pipeline. */
@@ -39,6 +39,39 @@ export async function appendSessionEvents(
     .returning("id")
     .execute();
   return rows.length;
+}
+
+/**
+ * Writes the events of several sessions in one statement, in order; those of a session that does not
+ * exist are not written, and an id already stored is skipped. Answers how many were new, and the
+ * sessions that do not exist.
+ */
+export async function appendEventsOfSessions(
+  db: Db,
+  groups: { sessionId: string; events: NewSessionEvent[] }[],
+): Promise<{ written: number; unknown: string[] }> {
+  const rows = groups.flatMap((g) => g.events.map((e) => sessionEventRow(g.sessionId, e)));
+  const sessionIds = [...new Set(groups.map((g) => g.sessionId))];
+  if (sessionIds.length === 0) return { written: 0, unknown: [] };
+  const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
+  const {
+    rows: [result],
+  } = await sql<{ written: number; known: string[] }>`
+    with known as (select id from sessions where id = any(${sessionIds}::uuid[])),
+    written as (
+      insert into session_events (id, session_id, type, payload, created_at)
+      select e.id, e.session_id, e.type, e.payload, e.created_at
+      from unnest(${column("id")}::uuid[], ${column("session_id")}::uuid[], ${column("type")}::text[],
+        ${column("payload")}::jsonb[], ${column("created_at")}::timestamptz[])
+        with ordinality as e(id, session_id, type, payload, created_at, n)
+      where e.session_id in (select id from known)
+      order by e.n
+      on conflict (id) do nothing
+      returning 1
+    )
+    select (select count(*) from written)::int as written, array(select id::text from known) as known`.execute(db);
+  const known = new Set(result?.known ?? []);
+  return { written: result?.written ?? 0, unknown: sessionIds.filter((id) => !known.has(id)) };
 }
 
 /** In the order they were written. */

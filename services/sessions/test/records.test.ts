@@ -185,6 +185,45 @@ describe("session events", () => {
         .code,
     ).toBe(Code.InvalidArgument);
   });
+
+  it("stores a batch of several sessions' events in order, once each, and names the unknown sessions", async () => {
+    const spaceId = randomUUID();
+    const [a, b] = [await newSession(h.client, { spaceId }), await newSession(h.client, { spaceId })];
+    const nobody = randomUUID();
+    const ev = (type: string, id = randomUUID()) => ({ id, type, payload: { type } });
+    const repeated = ev("a.2");
+    const res = await h.client.appendSessionEventsBatch({
+      sessions: [
+        { sessionId: a.id, events: [ev("a.1"), repeated] },
+        { sessionId: nobody, events: [ev("lost")] },
+        { sessionId: b.id.toUpperCase(), events: [ev("b.1")] },
+        { sessionId: a.id, events: [repeated, ev("a.3")] },
+      ],
+    });
+    expect(res.written).toBe(4);
+    expect(res.unknownSessionIds).toEqual([nobody]);
+    const types = async (sessionId: string) =>
+      (await h.client.listSessionEvents({ spaceId, sessionId })).events.map((e) => e.type);
+    expect(await types(a.id)).toEqual(["session.created", "a.1", "a.2", "a.3"]);
+    expect(await types(b.id)).toEqual(["session.created", "b.1"]);
+    expect((await h.client.appendSessionEventsBatch({ sessions: [] })).written).toBe(0);
+  });
+
+  it("refuses a batch with a malformed session id or event, or more than 1000 events, storing none", async () => {
+    const spaceId = randomUUID();
+    const s = await newSession(h.client, { spaceId });
+    const good = { sessionId: s.id, events: [{ type: "kept?" }] };
+    const refused = async (sessions: { sessionId: string; events: { id?: string; type: string }[] }[]) => {
+      const err = await failure(h.client.appendSessionEventsBatch({ sessions: [good, ...sessions] }));
+      expect(err.code).toBe(Code.InvalidArgument);
+    };
+    await refused([{ sessionId: "not-a-uuid", events: [{ type: "a" }] }]);
+    await refused([{ sessionId: s.id, events: [{ type: "" }] }]);
+    await refused([{ sessionId: s.id, events: [{ id: "x", type: "a" }] }]);
+    await refused([{ sessionId: s.id, events: Array.from({ length: 1000 }, () => ({ type: "many" })) }]);
+    const listed = await h.client.listSessionEvents({ spaceId, sessionId: s.id });
+    expect(listed.events.map((e) => e.type)).toEqual(["session.created"]);
+  });
 });
 
 describe("list", () => {

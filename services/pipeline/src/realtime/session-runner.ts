@@ -24,7 +24,6 @@ import { withoutMedia } from "../media/no-media.js";
 import type { SessionMedia, SessionMediaFactory } from "../media/session-media.js";
 import type { PipelineSettings } from "../settings.js";
 import { ActivityReporter } from "./activity.js";
-import { BatchWriter } from "./batch-writer.js";
 import { type Clock, Timer } from "./clock.js";
 import { Connections } from "./connections.js";
 import { readEnvelope } from "./envelope.js";
@@ -32,6 +31,7 @@ import { readClientFrame, ServerFrames, serverEventJson } from "./frames.js";
 import { InboundOrder } from "./inbound-order.js";
 import type { ModeFactory, ModeHandler, Resumption, SessionContext } from "./mode.js";
 import { type StoredEvent, sessionContext } from "./session-context.js";
+import type { SessionEventsWriter } from "./session-events-writer.js";
 import { isNotOwner, SessionReports } from "./session-reports.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 
@@ -54,6 +54,8 @@ export interface RunnerDeps {
   modeFor(config: SessionConfig): ModeFactory;
   /** The session's media (the rendered avatar and its viewers). */
   media: SessionMediaFactory;
+  /** Where the session's stored events go (the worker's writer, shared by its sessions). */
+  events: Pick<SessionEventsWriter, "forSession">;
   /** The runner is done (ended, lost, handed over, or the session turned out not to be this worker's). */
   onFinished(sessionId: string): void;
   /** Work that outlives the runner (an end reported late); a stopping worker waits for it. */
@@ -114,7 +116,7 @@ export class SessionRunner {
   private readonly connections = new Connections();
   private readonly activity: ActivityReporter;
   private readonly transcript: TranscriptWriter;
-  private readonly events: BatchWriter<StoredEvent>;
+  private readonly events: { write(events: StoredEvent[]): void };
   private readonly reports: SessionReports;
   private readonly graceTimer: Timer;
   private readonly sweepTimer: Timer;
@@ -163,14 +165,7 @@ export class SessionRunner {
       clock,
       this.log,
     );
-    this.events = new BatchWriter<StoredEvent>(
-      async (events) => {
-        await deps.sessions.appendSessionEvents({ sessionId: this.sessionId, events });
-      },
-      clock,
-      this.log,
-      "session events",
-    );
+    this.events = deps.events.forSession(session.id);
     this.reports = new SessionReports(deps.sessions, () => this.session, clock, this.log, {
       ended: (reason) => void this.finish(reason),
       lost: () => this.lost("the sessions service refused a call of a former owner"),
@@ -461,7 +456,6 @@ export class SessionRunner {
     this.order.stop();
     void this.subscription.unsubscribe();
     void this.whepSubscription.unsubscribe();
-    void this.events.idle();
     this.deps.onFinished(this.sessionId);
   }
 

@@ -14,6 +14,7 @@ import type { Client } from "@connectrpc/connect";
 import type { SessionMediaFactory } from "../media/session-media.js";
 import { type Clock, Timer } from "../realtime/clock.js";
 import type { ModeFactory } from "../realtime/mode.js";
+import { SessionEventsWriter } from "../realtime/session-events-writer.js";
 import { SessionRunner } from "../realtime/session-runner.js";
 import type { PipelineSettings } from "../settings.js";
 
@@ -49,9 +50,12 @@ export class PipelineWorker {
   private readonly heartbeatTimer: Timer;
   private readonly reconcileTimer: Timer;
   private stopping = false;
+  /** The stored events of all its sessions, written together. */
+  private readonly events: SessionEventsWriter;
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId;
+    this.events = new SessionEventsWriter(deps.sessions, deps.clock, deps.log);
     this.heartbeatTimer = new Timer(deps.clock);
     this.reconcileTimer = new Timer(deps.clock);
   }
@@ -83,7 +87,10 @@ export class PipelineWorker {
     this.stopping = true;
     const [assign, ...rest] = this.subscriptions;
     await assign?.unsubscribe();
-    const handing = Promise.all([...[...this.runners.values()].map((r) => r.handOver()), ...this.pending]);
+    const handing = Promise.all([
+      ...[...this.runners.values()].map((r) => r.handOver()),
+      ...this.pending,
+    ]).then(() => this.events.flush());
     await Promise.race([
       handing,
       new Promise<void>((resolve) =>
@@ -150,6 +157,7 @@ export class PipelineWorker {
       workerId: this.id,
       modeFor: d.modeFor,
       media: d.media,
+      events: this.events,
       onFinished: (sessionId: string) => {
         this.runners.delete(sessionId);
       },
