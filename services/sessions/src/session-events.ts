@@ -69,7 +69,8 @@ export async function appendEventsOfSessions(
       on conflict (id) do nothing
       returning 1
     )
-    select (select count(*) from written)::int as written, array(select id::text from known) as known`.execute(db);
+    select (select count(*) from written)::int as written,
+      array(select id::text from known) as known`.execute(db);
   const known = new Set(result?.known ?? []);
   return { written: result?.written ?? 0, unknown: sessionIds.filter((id) => !known.has(id)) };
 }
