@@ -47,6 +47,8 @@ describe("session audio", () => {
     expect(audio).toMatchObject({ ok: true, bytes: 48_000, ms: 1000 });
     if (audio.ok) expect(pcmOf(audio)).toEqual(new Uint8Array(48_000).fill(1));
     expect(checkAudio("AAA=")).toMatchObject({ ok: true, bytes: 2 });
+    // Valid but not what an encoder writes (unused bits set): still accepted.
+    expect(checkAudio("AAB=")).toMatchObject({ ok: true, bytes: 2 });
     expect(durationMs(4800)).toBe(100);
   });
 
@@ -57,6 +59,9 @@ describe("session audio", () => {
     ["not base64!", "not valid base64"],
     ["AAA", "not valid base64"],
     ["AA AA", "not valid base64"],
+    ["AA-_", "not valid base64"],
+    ["AAAA\n", "not valid base64"],
+    ["AA==AA==", "not valid base64"],
     ["AAAA", "has 3 bytes"],
     [b64(3), "even number"],
   ])("refuses %j, naming the problem", (value, problem) => {
