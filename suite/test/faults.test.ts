@@ -35,8 +35,13 @@ describe.skipIf(!available)("faults at the separate-process level", () => {
 
   afterAll(async () => {
     const codes = (await cluster?.stop()) ?? {};
+    const unclean = Object.entries(codes).filter(([, code]) => code !== 0);
+    // What a process that failed said last (a crash's stack) is the first thing to read.
+    for (const [name] of unclean) {
+      console.log(`--- ${name}'s output (its end)\n${cluster.topology.process(name).output().slice(-6_000)}`);
+    }
     // Every process (those killed were started again) stops cleanly on SIGTERM.
-    expect(Object.entries(codes).filter(([, code]) => code !== 0)).toEqual([]);
+    expect(unclean).toEqual([]);
   }, 60_000);
 
   async function run(scenario: Scenario): Promise<FaultReport> {

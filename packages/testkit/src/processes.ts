@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import path from "node:path";
 
 /** The repository root (processes run from there, as `pnpm start` does). */
@@ -20,7 +21,8 @@ export function builtEntry(entry: string): string {
 
 /**
  * Runs one of the suite's entry points as its own Node process: a source file (`services/catalog/src/main.ts`)
- * through tsx, a built one (`services/catalog/dist/main.js`) as it is.
+ * through tsx, a built one (`services/catalog/dist/main.js`) as it is. With TOPOLOGY_LOG_DIR set, what
+ * each process writes is also appended to `<dir>/<name>.log` (kept across restarts, for a flaky run).
  */
 export function spawnEntry(
   name: string,
@@ -35,12 +37,13 @@ export function spawnEntry(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout?.on("data", (d: Buffer) => {
+  const dir = process.env.TOPOLOGY_LOG_DIR;
+  const tee = (d: Buffer) => {
     out += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
+    if (dir) appendFileSync(`${dir}/${name}.log`, d);
+  };
+  child.stdout?.on("data", tee);
+  child.stderr?.on("data", tee);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
     name,

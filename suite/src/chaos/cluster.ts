@@ -161,17 +161,23 @@ export async function call(
   data: Record<string, unknown> | null;
   retryAfter: string | null;
   code: number;
+  message: string;
 }> {
   const res = await fetch(`${gateway}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const payload = (await res.json().catch(() => ({}))) as { data?: Record<string, unknown>; code?: number };
+  const payload = (await res.json().catch(() => ({}))) as {
+    data?: Record<string, unknown>;
+    code?: number;
+    message?: string;
+  };
   return {
     status: res.status,
     data: payload.data ?? null,
     retryAfter: res.headers.get("retry-after"),
     code: payload.code ?? 0,
+    message: payload.message ?? "",
   };
 }

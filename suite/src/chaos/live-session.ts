@@ -131,7 +131,7 @@ export class LiveSession {
 
   private async connect(): Promise<void> {
     const started = await call(this.gateway, "POST", "/v1/sessions/start", bearer(this.token));
-    if (started.status !== 201) throw new Error(`start failed: ${started.status}`);
+    if (started.status !== 201) throw new Error(`start failed: ${started.status} ${started.message}`);
     const ws = new WebSocket(started.data?.ws_url as string);
     this.ws = ws;
     ws.on("message", (data) => {
