@@ -24,6 +24,9 @@ import { drive } from "./load/drive.js";
 import type { LoadResult, Scenario } from "./load/scenario.js";
 import { cpuSeconds, mib, rssBytes } from "./proc.js";
 
+/** How long processes rest before their idle RSS is read: V8's memory reducer collects within ~20 s. */
+const IDLE_SETTLE_MS = 25_000;
+
 const settings = readConfig({
   BENCH_SECONDS: env.int({ default: 10, min: 1 }),
   BENCH_WARMUP_SECONDS: env.int({ default: 3, min: 0 }),
@@ -167,15 +170,22 @@ function cpuReading(pids: () => number[]): () => number {
 }
 
 /** Start-up time and resident memory of each backend process, idle for 2 s after it is ready. */
+/**
+ * RSS 2 s after the processes were ready, and once they have been at rest for IDLE_SETTLE_MS: what start-up
+ * left (V8 keeps its garbage until the heap's limit or its memory reducer calls for a collection, which
+ * it does after some seconds of rest; NODE_FLAGS raise that limit) and what an idle process keeps.
+ */
 async function idleFigures(backend: Backend, label: string): Promise<string[]> {
+  const rss = (p: { pids: number[] }) => p.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+  const measured = () => backend.processes().filter((p) => p.name in backend.readyMs);
   await new Promise((r) => setTimeout(r, 2_000));
-  return backend
-    .processes()
-    .filter((p) => p.name in backend.readyMs)
-    .map((p) => {
-      const rss = p.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
-      return `${`${label}: ${p.name}`.padEnd(34)}${`${fixed(backend.readyMs[p.name] ?? Number.NaN, 0)} ms`.padEnd(14)}${mib(rss)}`;
-    });
+  const early = new Map(measured().map((p) => [p.name, rss(p)]));
+  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
+  return measured().map(
+    (p) =>
+      `${`${label}: ${p.name}`.padEnd(34)}${`${fixed(backend.readyMs[p.name] ?? Number.NaN, 0)} ms`.padEnd(14)}` +
+      `${mib(early.get(p.name) ?? 0).padEnd(14)}${mib(rss(p))}`,
+  );
 }
 
 function report(processTable: string[]): void {
@@ -212,7 +222,9 @@ function report(processTable: string[]): void {
   }
   if (processTable.length > 0) {
     say("");
-    say(`${"process".padEnd(34)}${"start->ready".padEnd(14)}idle RSS`);
+    say(
+      `${"process".padEnd(34)}${"start->ready".padEnd(14)}${"RSS at 2 s".padEnd(14)}idle RSS (${IDLE_SETTLE_MS / 1000} s more)`,
+    );
     for (const line of processTable) say(line);
   }
 }

@@ -78,11 +78,14 @@ common=(--network host --read-only --tmpfs /tmp --user 1000:1000 --security-opt 
   -e HOST=127.0.0.1 -e NATS_URL="$NATS_URL" -e NATS_NAMESPACE="ci$$" -e DATA_DIR=/tmp/avatar
   -e ENCRYPTION_KEYS="ci:$(head -c 32 /dev/urandom | base64)" -e SERVICE_IDENTITY_PUBLIC_KEYS="$(key public-keys)"
   "${url_env[@]}")
+# As the manifests run them (tools/build/src/node-flags.ts).
+NODE_FLAGS=$(node --import tsx --input-type=module \
+  -e 'import { NODE_FLAGS } from "./tools/build/src/node-flags.ts"; console.log(NODE_FLAGS.join(" "))')
 run_process() { # run_process NAME ENTRY [ENV...]
   local name=$1 entry=$2 image=$IMAGE; shift 2
   [ "$name" = pipeline ] && image=$PIPELINE_IMAGE
   podman run -d --name "$PREFIX-$name" "${common[@]}" -e PORT="${PORTS[$name]}" \
-    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node "$entry" >/dev/null
+    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node $NODE_FLAGS "$entry" >/dev/null
   started+=("$PREFIX-$name")
 }
 for name in tokens catalog agents memory sessions pipeline webhooks; do

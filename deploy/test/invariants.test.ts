@@ -1,3 +1,4 @@
+import { NODE_FLAGS } from "@avatar/build/node-flags";
 import type { IDeployment } from "kubernetes-models/apps/v1";
 import type { IContainer, IPodSpec } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
@@ -29,7 +30,11 @@ function deployment(name: string): Resource {
   const container: IContainer = {
     name: "app",
     image: "avatar-session-service",
-    command: ["node", name === "gateway" ? "gateway/dist/main.js" : `services/${name}/dist/main.js`],
+    command: [
+      "node",
+      ...NODE_FLAGS,
+      name === "gateway" ? "gateway/dist/main.js" : `services/${name}/dist/main.js`,
+    ],
     envFrom: [{ configMapRef: { name: "avatar-config" } }],
     env,
     ports: [{ name: "http", containerPort: 8080 }],
@@ -129,6 +134,13 @@ describe("the manifest checks", () => {
   });
 
   it.each([
+    [
+      "a process run without the flags every node runs with",
+      broken("Deployment", "gateway", (r) => {
+        appOf(r).command = ["node", "gateway/dist/main.js"];
+      }),
+      `Deployment/gateway: command is not node ${NODE_FLAGS.join(" ")} gateway/dist/main.js`,
+    ],
     [
       "a liveness probe on another path",
       broken("Deployment", "gateway", (r) => {

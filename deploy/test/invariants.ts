@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { NODE_FLAGS } from "@avatar/build/node-flags";
 import { PROCESSES } from "@avatar/build/processes";
 import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import type { IIngress, INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
@@ -116,7 +117,8 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
         const at = `Deployment/${w.name}`;
         const problems: string[] = [];
         const main = w.name === "gateway" ? "gateway/dist/main.js" : `services/${w.name}/dist/main.js`;
-        if (c.command?.join(" ") !== `node ${main}`) problems.push(`${at}: command does not run ${main}`);
+        const command = ["node", ...NODE_FLAGS, main].join(" ");
+        if (c.command?.join(" ") !== command) problems.push(`${at}: command is not ${command}`);
         const wantSecrets = [
           "NATS_URL",
           ...(services.includes(w.name) ? ["DATABASE_URL"] : []),
