@@ -2,7 +2,7 @@
 # CI's image step: builds deploy/Containerfile without a daemon (buildah, on a base made from Debian's
 # packages), runs every process of the suite from it with podman on loopback against the Postgres and
 # NATS given, checks the operator path and a LITE session through the gateway (watched over WHEP), prints the image size and
-# each process's RSS 3 s after start, and stops everything. Exits non-zero on any failure.
+# each process's idle RSS, and stops everything. Exits non-zero on any failure.
 #   deploy/image/ci-image.sh build                      the base and the image
 #   deploy/image/ci-image.sh run POSTGRES_URL NATS_URL   run the image built before, smoke test
 # (POSTGRES_URL: a database the script may fill; NATS with JetStream.)
@@ -78,17 +78,14 @@ common=(--network host --read-only --tmpfs /tmp --user 1000:1000 --security-opt 
   -e HOST=127.0.0.1 -e NATS_URL="$NATS_URL" -e NATS_NAMESPACE="ci$$" -e DATA_DIR=/tmp/avatar
   -e ENCRYPTION_KEYS="ci:$(head -c 32 /dev/urandom | base64)" -e SERVICE_IDENTITY_PUBLIC_KEYS="$(key public-keys)"
   "${url_env[@]}")
-# Each process's node flags, as the manifests run it (tools/build/src/node-flags.ts).
-node_flags() {
-  node --import tsx --input-type=module \
-    -e 'import { nodeFlagsFor } from "./tools/build/src/node-flags.ts"; console.log(nodeFlagsFor(process.argv[1]).join(" "))' "$1"
-}
+# As the manifests run them (tools/build/src/node-flags.ts).
+NODE_FLAGS=$(node --import tsx --input-type=module \
+  -e 'import { NODE_FLAGS } from "./tools/build/src/node-flags.ts"; console.log(NODE_FLAGS.join(" "))')
 run_process() { # run_process NAME ENTRY [ENV...]
-  local name=$1 entry=$2 image=$IMAGE flags; shift 2
-  flags=$(node_flags "$entry")
+  local name=$1 entry=$2 image=$IMAGE; shift 2
   [ "$name" = pipeline ] && image=$PIPELINE_IMAGE
   podman run -d --name "$PREFIX-$name" "${common[@]}" -e PORT="${PORTS[$name]}" \
-    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node $flags "$entry" >/dev/null
+    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node $NODE_FLAGS "$entry" >/dev/null
   started+=("$PREFIX-$name")
 }
 for name in tokens catalog agents memory sessions pipeline webhooks; do
@@ -104,7 +101,7 @@ for name in tokens catalog agents memory sessions pipeline webhooks gateway; do
 done
 say "all eight processes ready"
 
-say "--- RSS per process 3 s after start (start-up garbage included: V8 collects it after ~20 s at rest)"
+say "--- idle RSS per process (after 3 s)"
 sleep 3
 for name in gateway tokens sessions catalog agents memory pipeline webhooks; do
   pid=$(podman inspect --format '{{.State.Pid}}' "$PREFIX-$name")
