@@ -23,6 +23,7 @@ import { startBenchEnvironment } from "./backend/environment.js";
 import { prepareSpace } from "./backend/prepare.js";
 import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
+import { formatLoopDelays, readLoopDelays } from "./event-loop-delay.js";
 import { startFloor } from "./floor/start-floor.js";
 import { RoundTrips } from "./lite/round-trips.js";
 import {
@@ -83,7 +84,7 @@ try {
     const floorSessions: StreamingSession[] = [];
     const floorTrips = new RoundTrips();
     const failed = await openUpTo(floorSessions, level, floorSession(floor.url), floorTrips);
-    const measured = await measure(floorTrips, []);
+    const measured = await measure(floorTrips, [], {});
     await Promise.all(floorSessions.map((s) => s.stop()));
     floors.set(level, measured.summary);
     rows.push(row("bare ws", level, measured.summary, failed));
@@ -97,14 +98,16 @@ try {
     say(
       `  ${sessions.length} sessions open (${((performance.now() - t0) / 1000).toFixed(1)} s to open the new ones)`,
     );
-    const measured = await measure(trips, groups());
+    const measured = await measure(trips, groups(), backend.metricsUrls);
     const floorP99 = floors.get(level)?.p99 ?? Number.NaN;
     rows.push(row(settings.BENCH_LITE_TOPOLOGY, level, measured.summary, failed));
     rows.push(`         peak RSS (CPU over the window): ${measured.memory}`);
+    rows.push(`         event-loop delay p99/max over the window: ${measured.loopDelays}`);
     rows.push(
       `         p99 ratio to the bare-ws floor: ${(measured.summary.p99 / floorP99).toFixed(2)} (target <= 3, no chunk lost)`,
     );
-    say(rows.at(-3) ?? "");
+    say(rows.at(-4) ?? "");
+    say(rows.at(-2) ?? "");
     say(rows.at(-1) ?? "");
     if (failed.length > 0 || !keepsUp(measured.summary)) break;
   }
@@ -138,9 +141,17 @@ function row(against: string, level: number, s: Summary, failed: string[]): stri
   return `${line}\n          could not open ${failed.length} of the sessions: ${counted.join(", ")}`;
 }
 
-/** Warm-up, then one measured window; answers the round trips and each group's peak RSS and CPU. */
-async function measure(trips: RoundTrips, watched: { name: string; pids: number[] }[]) {
+/**
+ * Warm-up, then one measured window; answers the round trips, each group's peak RSS and CPU and each
+ * Node process's event-loop delay.
+ */
+async function measure(
+  trips: RoundTrips,
+  watched: { name: string; pids: number[] }[],
+  metricsUrls: Record<string, string>,
+) {
   await sleep(settings.BENCH_LITE_WARMUP_SECONDS * 1000);
+  await readLoopDelays(metricsUrls);
   trips.begin();
   const peak = new Map<string, number>();
   const cpuBefore = cpuByPid(watched);
@@ -150,6 +161,7 @@ async function measure(trips: RoundTrips, watched: { name: string; pids: number[
   clearInterval(sampler);
   sampleRss(watched, peak);
   const cpuAfter = cpuByPid(watched);
+  const loopDelays = formatLoopDelays(await readLoopDelays(metricsUrls));
   // Acknowledgements still on their way are given a moment before they count as lost.
   await sleep(2_000);
   const memory = [...peak.entries()]
@@ -158,7 +170,7 @@ async function measure(trips: RoundTrips, watched: { name: string; pids: number[
       return `${name} ${mib(bytes)} (${Math.round(cpu * 100)}% CPU)`;
     })
     .join(", ");
-  return { summary: trips.summary(), memory };
+  return { summary: trips.summary(), memory, loopDelays };
 }
 
 /** Opens sessions from `source` until `list` has `level`; answers why the ones that could not be opened failed. */

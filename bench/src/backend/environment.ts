@@ -19,7 +19,7 @@ export interface BenchEnvironment {
   /** Runs the bundles of `pnpm build` when they exist (and BENCH_FROM_SOURCE is not set), else the sources. */
   entry(source: string): string;
   readonly fromSource: boolean;
-  /** Options for every backend process's `node` (a CPU profile when asked for). */
+  /** Options for every backend process's `node` (a CPU profile when asked for, BENCH_NODE_ARGS). */
   nodeArgs: string[];
   stop(): Promise<void>;
 }
@@ -44,7 +44,11 @@ export async function startBenchEnvironment(options: {
     nats,
     natsVersion,
     fromSource,
-    nodeArgs: options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
+    nodeArgs: [
+      ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+      // Extra V8 or Node options to try (e.g. --trace-gc, --max-semi-space-size=32), split on spaces.
+      ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ],
     env: {
       DATABASE_URL: pg.url,
       DATA_DIR: dataDir,

@@ -19,6 +19,7 @@ export async function startProcessBackend(environment: BenchEnvironment): Promis
   return {
     gatewayUrl: topology.url("gateway"),
     readyMs: topology.readyMs,
+    metricsUrls: Object.fromEntries(specs.map((s) => [s.name, topology.metricsUrl(s.name)])),
     processes: () => [
       ...topology.processes.map((p) => ({ name: p.name, pids: p.child.pid ? [p.child.pid] : [] })),
       { name: "postgres", pids: environment.pg.pids() },

@@ -6,12 +6,13 @@ import type { BenchEnvironment } from "./environment.js";
 /** The one-process suite (what `pnpm start` runs) as a child process: in-process bus, the bench's Postgres. */
 export async function startSuiteBackend(environment: BenchEnvironment): Promise<Backend> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const t0 = performance.now();
   const { NATS_NAMESPACE: _, ...env } = environment.env;
   const suite = spawnEntry(
     "suite",
     environment.entry("suite/src/main.ts"),
-    { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    { ...env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: String(metricsPort) },
     environment.nodeArgs,
   );
   const gatewayUrl = `http://127.0.0.1:${port}`;
@@ -25,6 +26,7 @@ export async function startSuiteBackend(environment: BenchEnvironment): Promise<
   return {
     gatewayUrl,
     readyMs,
+    metricsUrls: { suite: `http://127.0.0.1:${metricsPort}/metrics` },
     processes: () => [
       { name: "suite", pids: suite.child.pid ? [suite.child.pid] : [] },
       { name: "postgres", pids: environment.pg.pids() },
