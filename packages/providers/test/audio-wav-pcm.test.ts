@@ -93,6 +93,24 @@ describe("PCM helpers", () => {
     expect(() => samplesFromBytes(new Uint8Array(3))).toThrow(RangeError);
   });
 
+  it("gives the same samples and bytes by the copy (little-endian host) and by the per-sample path", () => {
+    const samples = new Int16Array([0, 1, -1, 255, 256, -256, 32767, -32768, 12345]);
+    for (const littleEndianHost of [true, false]) {
+      const bytes = bytesFromSamples(samples, littleEndianHost);
+      expect([...bytes.subarray(0, 6)]).toEqual([0, 0, 1, 0, 0xff, 0xff]);
+      // From an odd offset in a larger buffer (a subarray of a received frame), and not aliased to it.
+      const framed = new Uint8Array(bytes.length + 3);
+      framed.set(bytes, 3);
+      const read = samplesFromBytes(framed.subarray(3), littleEndianHost);
+      expect(read).toEqual(samples);
+      framed.fill(0);
+      expect(read).toEqual(samples);
+      // From samples that are a view into part of a larger buffer.
+      const part = new Int16Array([7, ...samples, 7]).subarray(1, samples.length + 1);
+      expect(bytesFromSamples(part, littleEndianHost)).toEqual(bytes);
+    }
+  });
+
   it("re-cuts split samples into whole ones without losing or reordering a byte", () => {
     const stream = Uint8Array.from({ length: 101 }, (_, i) => i);
     const aligner = new SampleAligner();

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkAudio, durationMs, pcmOf } from "../src/lite/pcm.js";
+import { checkAudio, decodeStandardBase64, durationMs } from "../src/lite/pcm.js";
 import { PlayoutClock } from "../src/lite/playout-clock.js";
 import { ManualClock } from "./manual-clock.js";
 
@@ -45,7 +46,7 @@ describe("session audio", () => {
   it("decodes whole 16-bit samples and knows how long they play (24 kHz)", () => {
     const audio = checkAudio(b64(48_000));
     expect(audio).toMatchObject({ ok: true, bytes: 48_000, ms: 1000 });
-    if (audio.ok) expect(pcmOf(audio)).toEqual(new Uint8Array(48_000).fill(1));
+    if (audio.ok) expect(audio.pcm).toEqual(new Uint8Array(48_000).fill(1));
     expect(checkAudio("AAA=")).toMatchObject({ ok: true, bytes: 2 });
     // Valid but not what an encoder writes (unused bits set): still accepted.
     expect(checkAudio("AAB=")).toMatchObject({ ok: true, bytes: 2 });
@@ -62,11 +63,51 @@ describe("session audio", () => {
     ["AA-_", "not valid base64"],
     ["AAAA\n", "not valid base64"],
     ["AA==AA==", "not valid base64"],
+    ["AAA\nAAAA", "not valid base64"],
+    ["QQ\u0141=", "not valid base64"],
+    ["QUFB\u00c1UFB", "not valid base64"],
+    ["A===", "not valid base64"],
+    ["AA=A", "not valid base64"],
     ["AAAA", "has 3 bytes"],
     [b64(3), "even number"],
   ])("refuses %j, naming the problem", (value, problem) => {
     const audio = checkAudio(value);
     expect(audio.ok).toBe(false);
     if (!audio.ok) expect(audio.message).toContain(problem);
+  });
+});
+
+describe("standard base64", () => {
+  /** The standard's grammar (RFC 4648 section 4, padded), the reference the native check must match. */
+  const STANDARD = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const near = fc.constantFrom(..."=-_ \n\t.!\u00c1\u0141\u4e00\ud83d");
+  const symbols = fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom(...alphabet) },
+    { weight: 1, arbitrary: near },
+  );
+
+  it("accepts exactly what the grammar accepts, and decodes it as Node does", () => {
+    fc.assert(
+      fc.property(
+        fc.array(symbols, { maxLength: 24 }).map((cs) => cs.join("")),
+        fc.constantFrom("", "=", "=="),
+        (body, pad) => {
+          const value = body + pad;
+          const decoded = decodeStandardBase64(value);
+          expect(decoded !== undefined).toBe(STANDARD.test(value));
+          if (decoded) expect(Buffer.from(decoded)).toEqual(Buffer.from(value, "base64"));
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it("takes what an encoder writes, of any length", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(decodeStandardBase64(Buffer.from(bytes).toString("base64"))).toEqual(bytes);
+      }),
+    );
   });
 });

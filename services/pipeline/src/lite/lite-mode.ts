@@ -5,7 +5,7 @@ import type { ClientEvent, ModeFactory, ModeHandler, SessionContext } from "../r
 import type { Turn } from "../realtime/turn-metrics.js";
 import { AgentState } from "./agent-state.js";
 import { ConversationLink } from "./conversation-link.js";
-import { checkAudio, pcmOf } from "./pcm.js";
+import { checkAudio } from "./pcm.js";
 import { type Utterance, UtteranceQueue } from "./utterances.js";
 
 /** Agent audio that pauses this long ends the agent's utterance when its provider marks no turn end. */
@@ -139,7 +139,7 @@ class LiteMode implements ModeHandler {
       return;
     }
     this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
-    this.utterances.append("client", pcmOf(audio), () => event.eventId ?? crypto.randomUUID());
+    this.utterances.append("client", audio.pcm, () => event.eventId ?? crypto.randomUUID());
   }
 
   private speakEnd(event: ClientEvent): void {
@@ -152,7 +152,7 @@ class LiteMode implements ModeHandler {
         return;
       }
       this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
-      this.utterances.append("client", pcmOf(audio), () => event.eventId ?? crypto.randomUUID());
+      this.utterances.append("client", audio.pcm, () => event.eventId ?? crypto.randomUUID());
     }
     this.ctx.send({ type: "agent.audio_buffer_committed", sourceEventId: event.eventId });
     this.utterances.commit("client");
@@ -202,7 +202,7 @@ class LiteMode implements ModeHandler {
     const conversation = this.link?.connected;
     if (conversation) {
       this.warnedNotConnected = false;
-      conversation.sendAudio(pcmOf(audio));
+      conversation.sendAudio(audio.pcm);
     } else if (!this.warnedNotConnected) {
       this.warnedNotConnected = true;
       this.ctx.sendWarning(
