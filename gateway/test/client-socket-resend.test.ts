@@ -16,7 +16,10 @@ class FakeSocket extends EventEmitter {
   readonly OPEN = 1;
   readyState = 1;
   bufferedAmount = 0;
-  send() {}
+  readonly sent: string[] = [];
+  send(text: string) {
+    this.sent.push(text);
+  }
   ping() {}
   terminate() {}
   close() {
@@ -72,6 +75,49 @@ describe("ClientSocket resends", () => {
     const acknowledged = [...sent.values()];
     await sleep(20 * HEARTBEAT_MS);
     expect([...sent.values()]).toEqual(acknowledged);
+    ws.close();
+  });
+
+  it("takes the acknowledgements that travel with an event, whichever connection the event is for", async () => {
+    const bus = createMemoryBus();
+    buses.push(bus);
+    const sessionId = randomUUID();
+    const sent = new Map<number, number>();
+    bus.serve(realtimeSubjects.clientFrames(sessionId), (msg) => {
+      const frame = fromBinary(ClientFrameSchema, msg.data);
+      if (frame.json) sent.set(Number(frame.seq), (sent.get(Number(frame.seq)) ?? 0) + 1);
+      return new Uint8Array();
+    });
+    const ws = new FakeSocket();
+    const client = new ClientSocket(ws as unknown as WebSocket, sessionId, {
+      bus,
+      log: silentLogger,
+      heartbeatMs: HEARTBEAT_MS,
+      openTimeoutMs: 2_000,
+      pingMs: 60_000,
+      resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
+    });
+    await client.start();
+    for (let i = 0; i < 2; i++) ws.emit("message", Buffer.from(`{"type":"m${i}"}`), false);
+    // An event for another connection of the session, acknowledging both of this one's messages.
+    bus.publish(
+      realtimeSubjects.serverFrames(sessionId),
+      toBinary(
+        ServerFrameSchema,
+        create(ServerFrameSchema, {
+          connectionId: "someone-else",
+          json: '{"type":"x"}',
+          acks: [
+            { connectionId: "someone-else", seq: 9n },
+            { connectionId: client.connectionId, seq: 2n },
+          ],
+        }),
+      ),
+    );
+    await sleep(20 * HEARTBEAT_MS);
+    // Each went out once and never again; the other connection's event did not reach this client.
+    expect([...sent.values()]).toEqual([1, 1]);
+    expect(ws.sent).toEqual([]);
     ws.close();
   });
 });

@@ -180,15 +180,15 @@ export class ClientSocket {
   }
 
   private deliver(frame: ServerFrame): void {
-    if (frame.connectionId && frame.connectionId !== this.connectionId) return;
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
     // A worker that lost the session to one with a later epoch reaches its clients no more.
     if (frame.epoch < this.epoch) return;
     this.epoch = frame.epoch;
+    // Acknowledgements travel with any frame of the session, to whichever connection it goes.
+    for (const ack of frame.acks) if (ack.connectionId === this.connectionId) this.acknowledged(ack.seq);
+    if (frame.connectionId && frame.connectionId !== this.connectionId) return;
     if (frame.connectionId && (frame.ackSeq > 0n || frame.resend)) {
-      const before = this.outbound.ackedSeq;
-      this.outbound.acknowledge(Number(frame.ackSeq));
-      if (this.outbound.ackedSeq > before) this.pacing.acknowledged();
+      this.acknowledged(frame.ackSeq);
       if (frame.resend) this.resend();
     }
     if (frame.json) {
@@ -199,6 +199,12 @@ export class ClientSocket {
       this.ws.send(frame.json);
     }
     if (frame.close) this.ws.close(frame.closeCode || 1000, reasonText(frame.closeReason));
+  }
+
+  private acknowledged(seq: bigint): void {
+    const before = this.outbound.ackedSeq;
+    this.outbound.acknowledge(Number(seq));
+    if (this.outbound.ackedSeq > before) this.pacing.acknowledged();
   }
 
   private checkAlive(): void {

@@ -412,6 +412,31 @@ describe("SessionRunner", () => {
     expect(r.acks().at(-1)).toBe("c1 4 resend");
   });
 
+  it("sends acknowledgements with the next event rather than in frames of their own, and again for a repeat", async () => {
+    const r = rig();
+    r.opened("c1");
+    r.opened("c2");
+    r.message("c1", '{"type":"agent.speak","event_id":"e1"}', 1);
+    r.message("c2", '{"type":"agent.speak","event_id":"e2"}', 1);
+    await flush();
+    // The mode answers the first to its sender only: the frame carries both connections' acknowledgements.
+    r.contexts[0]?.send({ type: "agent.audio_buffer_appended", sourceEventId: "e1" }, "c1");
+    await flush();
+    const answer = r.out.at(-1);
+    expect(answer?.connectionId).toBe("c1");
+    expect(answer?.acks.map((a) => `${a.connectionId} ${a.seq}`)).toEqual(["c1 1", "c2 1"]);
+    r.clock.advance(100);
+    await flush();
+    expect(r.acks()).toEqual([]);
+    // The same message again: its gateway did not hear the acknowledgement, which now comes on its own.
+    r.message("c1", '{"type":"agent.speak","event_id":"e1"}', 1);
+    await flush();
+    r.clock.advance(100);
+    await flush();
+    expect(r.handled.map((e) => e.eventId)).toEqual(["e1", "e2"]);
+    expect(r.acks()).toEqual(["c1 1"]);
+  });
+
   it("starts counting where the gateway's acknowledged floor is (messages taken by a former owner)", async () => {
     const r = rig();
     r.message("c1", '{"type":"agent.speak","event_id":"e8"}', 8, 7);

@@ -24,6 +24,8 @@ export class ServerFrames {
   private readonly subject: string;
   /** This worker's ownership epoch of the session, on every frame (the gateways fence on it). */
   epoch = 0;
+  /** The acknowledgements due when an event goes out; they travel with it (InboundOrder.takeDue). */
+  dueAcks: () => { connectionId: string; seq: number }[] = () => [];
 
   constructor(
     private readonly bus: Bus,
@@ -37,9 +39,10 @@ export class ServerFrames {
     this.publish({ connectionId, ackSeq: BigInt(ackSeq), resend });
   }
 
-  /** One JSON message to one connection, or to all when connectionId is empty. */
+  /** One JSON message to one connection, or to all when connectionId is empty, with the acknowledgements due. */
   send(json: string, connectionId = ""): void {
-    this.publish({ json, connectionId });
+    const acks = this.dueAcks().map((a) => ({ connectionId: a.connectionId, seq: BigInt(a.seq) }));
+    this.publish({ json, connectionId, acks });
   }
 
   /** Closes one connection, or all when connectionId is empty. */
@@ -55,6 +58,7 @@ export class ServerFrames {
     closeReason?: string;
     ackSeq?: bigint;
     resend?: boolean;
+    acks?: { connectionId: string; seq: bigint }[];
   }) {
     const frame = create(ServerFrameSchema, { sessionId: this.sessionId, epoch: this.epoch, ...fields });
     this.bus.publish(this.subject, toBinary(ServerFrameSchema, frame));

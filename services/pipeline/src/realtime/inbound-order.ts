@@ -1,6 +1,9 @@
 import { type Clock, Timer } from "./clock.js";
 
-/** Acknowledgements wait this long, so that one covers a burst of messages. */
+/**
+ * Acknowledgements wait this long, so that one covers a burst of messages; most go out sooner, with the
+ * next frame sent anyway (takeDue).
+ */
 const ACK_DELAY_MS = 100;
 
 interface Connection {
@@ -37,6 +40,9 @@ export class InboundOrder {
     if (seq === 0) return true;
     const c = this.connection(connectionId, acked);
     if (seq <= c.handled) {
+      // A repeat: the gateway did not hear its acknowledgement (lost, or it reads none that travel with
+      // events), so an acknowledgement of its own goes out again.
+      c.acknowledged = Math.min(c.acknowledged, seq - 1);
       this.scheduleAck();
       return false;
     }
@@ -67,12 +73,19 @@ export class InboundOrder {
 
   /** Sends the acknowledgements due now (before a handover, so the next owner starts where this one ended). */
   flush(): void {
+    for (const { connectionId, seq } of this.takeDue()) this.acknowledge(connectionId, seq, false);
+  }
+
+  /** The acknowledgements due now, counted as sent: the caller sends them along with a frame of its own. */
+  takeDue(): { connectionId: string; seq: number }[] {
     this.ackTimer.clear();
-    for (const [id, c] of this.connections) {
+    const due: { connectionId: string; seq: number }[] = [];
+    for (const [connectionId, c] of this.connections) {
       if (c.acknowledged >= c.handled) continue;
       c.acknowledged = c.handled;
-      this.acknowledge(id, c.handled, false);
+      due.push({ connectionId, seq: c.handled });
     }
+    return due;
   }
 
   stop(): void {

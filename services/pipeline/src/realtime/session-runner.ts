@@ -148,6 +148,7 @@ export class SessionRunner {
     this.order = new InboundOrder(clock, (id, seq, resend) => {
       if (this.phase === "running") this.out.ack(id, seq, resend);
     });
+    this.out.dueAcks = () => this.order.takeDue();
     this.activity = new ActivityReporter(clock, (at) => this.reports.activity(at));
     this.transcript = new TranscriptWriter(
       async (entries) => {

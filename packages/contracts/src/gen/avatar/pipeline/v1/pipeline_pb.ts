@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file avatar/pipeline/v1/pipeline.proto.
  */
 export const file_avatar_pipeline_v1_pipeline: GenFile = /*@__PURE__*/
-  fileDesc("CiFhdmF0YXIvcGlwZWxpbmUvdjEvcGlwZWxpbmUucHJvdG8SEmF2YXRhci5waXBlbGluZS52MSJyCgZXb3JrZXISCgoCaWQYASABKAkSEwoLc2Vzc2lvbl9pZHMYAiADKAkSEAoIY2FwYWNpdHkYAyABKAUSNQoRbGFzdF9oZWFydGJlYXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RXb3JrZXJzUmVxdWVzdCJCChNMaXN0V29ya2Vyc1Jlc3BvbnNlEisKB3dvcmtlcnMYASADKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIi0KF0dldFNlc3Npb25Xb3JrZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRgoYR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlEioKBndvcmtlchgBIAEoCzIaLmF2YXRhci5waXBlbGluZS52MS5Xb3JrZXIiPAoUQXNzaWduU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCgh0YWtlb3ZlchgCIAEoCCIqChVBc3NpZ25TZXNzaW9uUmVzcG9uc2USEQoJd29ya2VyX2lkGAEgASgJIm8KD1dvcmtlckhlYXJ0YmVhdBIqCgZ3b3JrZXIYASABKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyEjAKBmxlYXNlcxgCIAMoCzIgLmF2YXRhci5waXBlbGluZS52MS5TZXNzaW9uTGVhc2UiYgoMU2Vzc2lvbkxlYXNlEhIKCnNlc3Npb25faWQYASABKAkSDQoFZXBvY2gYAiABKA0SLwoLYWN0aXZpdHlfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi4KEldvcmtlckhlYXJ0YmVhdEFjaxIYChBsb3N0X3Nlc3Npb25faWRzGAEgAygJIp4BCgtDbGllbnRGcmFtZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDAoEanNvbhgDIAEoCRI2Cgpjb25uZWN0aW9uGAQgASgOMiIuYXZhdGFyLnBpcGVsaW5lLnYxLkNvbm5lY3Rpb25LaW5kEgsKA3NlcRgFIAEoBBIRCglhY2tlZF9zZXEYBiABKAQirwEKC1NlcnZlckZyYW1lEhIKCnNlc3Npb25faWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRqc29uGAMgASgJEg0KBWNsb3NlGAQgASgIEhIKCmNsb3NlX2NvZGUYBSABKAUSFAoMY2xvc2VfcmVhc29uGAYgASgJEg0KBWVwb2NoGAcgASgNEg8KB2Fja19zZXEYCCABKAQSDgoGcmVzZW5kGAkgASgIIlwKC1doZXBSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEwoJb2ZmZXJfc2RwGAIgASgJSAASGgoQZGVsZXRlX3ZpZXdlcl9pZBgDIAEoCUgAQggKBmFjdGlvbiJ2CgxXaGVwUmVzcG9uc2USLgoGc3RhdHVzGAEgASgOMh4uYXZhdGFyLnBpcGVsaW5lLnYxLldoZXBTdGF0dXMSEgoKYW5zd2VyX3NkcBgCIAEoCRIRCgl2aWV3ZXJfaWQYAyABKAkSDwoHbWVzc2FnZRgEIAEoCSqIAQoOQ29ubmVjdGlvbktpbmQSHwobQ09OTkVDVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWQ09OTkVDVElPTl9LSU5EX09QRU5FRBABEhoKFkNPTk5FQ1RJT05fS0lORF9DTE9TRUQQAhIdChlDT05ORUNUSU9OX0tJTkRfSEVBUlRCRUFUEAMqtwEKCldoZXBTdGF0dXMSGwoXV0hFUF9TVEFUVVNfVU5TUEVDSUZJRUQQABISCg5XSEVQX1NUQVRVU19PSxABEhkKFVdIRVBfU1RBVFVTX0JBRF9PRkZFUhACEiAKHFdIRVBfU1RBVFVTX1RPT19NQU5ZX1ZJRVdFUlMQAxIeChpXSEVQX1NUQVRVU19VTktOT1dOX1ZJRVdFUhAEEhsKF1dIRVBfU1RBVFVTX1VOQVZBSUxBQkxFEAUy4AEKD1BpcGVsaW5lU2VydmljZRJeCgtMaXN0V29ya2VycxImLmF2YXRhci5waXBlbGluZS52MS5MaXN0V29ya2Vyc1JlcXVlc3QaJy5hdmF0YXIucGlwZWxpbmUudjEuTGlzdFdvcmtlcnNSZXNwb25zZRJtChBHZXRTZXNzaW9uV29ya2VyEisuYXZhdGFyLnBpcGVsaW5lLnYxLkdldFNlc3Npb25Xb3JrZXJSZXF1ZXN0GiwuYXZhdGFyLnBpcGVsaW5lLnYxLkdldFNlc3Npb25Xb3JrZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiFhdmF0YXIvcGlwZWxpbmUvdjEvcGlwZWxpbmUucHJvdG8SEmF2YXRhci5waXBlbGluZS52MSJyCgZXb3JrZXISCgoCaWQYASABKAkSEwoLc2Vzc2lvbl9pZHMYAiADKAkSEAoIY2FwYWNpdHkYAyABKAUSNQoRbGFzdF9oZWFydGJlYXRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RXb3JrZXJzUmVxdWVzdCJCChNMaXN0V29ya2Vyc1Jlc3BvbnNlEisKB3dvcmtlcnMYASADKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyIi0KF0dldFNlc3Npb25Xb3JrZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiRgoYR2V0U2Vzc2lvbldvcmtlclJlc3BvbnNlEioKBndvcmtlchgBIAEoCzIaLmF2YXRhci5waXBlbGluZS52MS5Xb3JrZXIiPAoUQXNzaWduU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCgh0YWtlb3ZlchgCIAEoCCIqChVBc3NpZ25TZXNzaW9uUmVzcG9uc2USEQoJd29ya2VyX2lkGAEgASgJIm8KD1dvcmtlckhlYXJ0YmVhdBIqCgZ3b3JrZXIYASABKAsyGi5hdmF0YXIucGlwZWxpbmUudjEuV29ya2VyEjAKBmxlYXNlcxgCIAMoCzIgLmF2YXRhci5waXBlbGluZS52MS5TZXNzaW9uTGVhc2UiYgoMU2Vzc2lvbkxlYXNlEhIKCnNlc3Npb25faWQYASABKAkSDQoFZXBvY2gYAiABKA0SLwoLYWN0aXZpdHlfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi4KEldvcmtlckhlYXJ0YmVhdEFjaxIYChBsb3N0X3Nlc3Npb25faWRzGAEgAygJIp4BCgtDbGllbnRGcmFtZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDAoEanNvbhgDIAEoCRI2Cgpjb25uZWN0aW9uGAQgASgOMiIuYXZhdGFyLnBpcGVsaW5lLnYxLkNvbm5lY3Rpb25LaW5kEgsKA3NlcRgFIAEoBBIRCglhY2tlZF9zZXEYBiABKAQi4AEKC1NlcnZlckZyYW1lEhIKCnNlc3Npb25faWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRqc29uGAMgASgJEg0KBWNsb3NlGAQgASgIEhIKCmNsb3NlX2NvZGUYBSABKAUSFAoMY2xvc2VfcmVhc29uGAYgASgJEg0KBWVwb2NoGAcgASgNEg8KB2Fja19zZXEYCCABKAQSDgoGcmVzZW5kGAkgASgIEi8KBGFja3MYCiADKAsyIS5hdmF0YXIucGlwZWxpbmUudjEuQ29ubmVjdGlvbkFjayIzCg1Db25uZWN0aW9uQWNrEhUKDWNvbm5lY3Rpb25faWQYASABKAkSCwoDc2VxGAIgASgEIlwKC1doZXBSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEwoJb2ZmZXJfc2RwGAIgASgJSAASGgoQZGVsZXRlX3ZpZXdlcl9pZBgDIAEoCUgAQggKBmFjdGlvbiJ2CgxXaGVwUmVzcG9uc2USLgoGc3RhdHVzGAEgASgOMh4uYXZhdGFyLnBpcGVsaW5lLnYxLldoZXBTdGF0dXMSEgoKYW5zd2VyX3NkcBgCIAEoCRIRCgl2aWV3ZXJfaWQYAyABKAkSDwoHbWVzc2FnZRgEIAEoCSqIAQoOQ29ubmVjdGlvbktpbmQSHwobQ09OTkVDVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWQ09OTkVDVElPTl9LSU5EX09QRU5FRBABEhoKFkNPTk5FQ1RJT05fS0lORF9DTE9TRUQQAhIdChlDT05ORUNUSU9OX0tJTkRfSEVBUlRCRUFUEAMqtwEKCldoZXBTdGF0dXMSGwoXV0hFUF9TVEFUVVNfVU5TUEVDSUZJRUQQABISCg5XSEVQX1NUQVRVU19PSxABEhkKFVdIRVBfU1RBVFVTX0JBRF9PRkZFUhACEiAKHFdIRVBfU1RBVFVTX1RPT19NQU5ZX1ZJRVdFUlMQAxIeChpXSEVQX1NUQVRVU19VTktOT1dOX1ZJRVdFUhAEEhsKF1dIRVBfU1RBVFVTX1VOQVZBSUxBQkxFEAUy4AEKD1BpcGVsaW5lU2VydmljZRJeCgtMaXN0V29ya2VycxImLmF2YXRhci5waXBlbGluZS52MS5MaXN0V29ya2Vyc1JlcXVlc3QaJy5hdmF0YXIucGlwZWxpbmUudjEuTGlzdFdvcmtlcnNSZXNwb25zZRJtChBHZXRTZXNzaW9uV29ya2VyEisuYXZhdGFyLnBpcGVsaW5lLnYxLkdldFNlc3Npb25Xb3JrZXJSZXF1ZXN0GiwuYXZhdGFyLnBpcGVsaW5lLnYxLkdldFNlc3Npb25Xb3JrZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Worker is one pipeline process.
@@ -354,6 +354,15 @@ export type ServerFrame = Message<"avatar.pipeline.v1.ServerFrame"> & {
    * @generated from field: bool resend = 9;
    */
   resend: boolean;
+
+  /**
+   * Acknowledgements that travel with a frame sent anyway (an event, to one connection or to all), so
+   * that a message and its answer need no second frame: each means what ack_seq means, for its
+   * connection. A gateway applies the one of each of its connections.
+   *
+   * @generated from field: repeated avatar.pipeline.v1.ConnectionAck acks = 10;
+   */
+  acks: ConnectionAck[];
 };
 
 /**
@@ -362,6 +371,30 @@ export type ServerFrame = Message<"avatar.pipeline.v1.ServerFrame"> & {
  */
 export const ServerFrameSchema: GenMessage<ServerFrame> = /*@__PURE__*/
   messageDesc(file_avatar_pipeline_v1_pipeline, 11);
+
+/**
+ * ConnectionAck: a connection's message frames up to seq were taken.
+ *
+ * @generated from message avatar.pipeline.v1.ConnectionAck
+ */
+export type ConnectionAck = Message<"avatar.pipeline.v1.ConnectionAck"> & {
+  /**
+   * @generated from field: string connection_id = 1;
+   */
+  connectionId: string;
+
+  /**
+   * @generated from field: uint64 seq = 2;
+   */
+  seq: bigint;
+};
+
+/**
+ * Describes the message avatar.pipeline.v1.ConnectionAck.
+ * Use `create(ConnectionAckSchema)` to create a new message.
+ */
+export const ConnectionAckSchema: GenMessage<ConnectionAck> = /*@__PURE__*/
+  messageDesc(file_avatar_pipeline_v1_pipeline, 12);
 
 /**
  * WhepRequest: gateway -> the session's worker on rt.<session_id>.whep (request/reply): a viewer's WHEP
@@ -402,7 +435,7 @@ export type WhepRequest = Message<"avatar.pipeline.v1.WhepRequest"> & {
  * Use `create(WhepRequestSchema)` to create a new message.
  */
 export const WhepRequestSchema: GenMessage<WhepRequest> = /*@__PURE__*/
-  messageDesc(file_avatar_pipeline_v1_pipeline, 12);
+  messageDesc(file_avatar_pipeline_v1_pipeline, 13);
 
 /**
  * WhepResponse: the worker's answer to a WhepRequest.
@@ -442,7 +475,7 @@ export type WhepResponse = Message<"avatar.pipeline.v1.WhepResponse"> & {
  * Use `create(WhepResponseSchema)` to create a new message.
  */
 export const WhepResponseSchema: GenMessage<WhepResponse> = /*@__PURE__*/
-  messageDesc(file_avatar_pipeline_v1_pipeline, 13);
+  messageDesc(file_avatar_pipeline_v1_pipeline, 14);
 
 /**
  * ConnectionKind of a client socket event.
