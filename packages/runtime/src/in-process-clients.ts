@@ -1,14 +1,9 @@
 import type { DescService, MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "@bufbuild/protobuf";
-import {
-  Code,
-  ConnectError,
-  type ConnectRouter,
-  createHandlerContext,
-  type ServiceImpl,
-} from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { SpanKind } from "@opentelemetry/api";
 import { type Clients, type ServiceName, services } from "./clients.js";
+import { InProcessHandlerContext } from "./in-process-context.js";
 import type { Logger } from "./log.js";
 import { meterCalled, meterServed } from "./metrics/connect.js";
 import type { ServiceApp } from "./server.js";
@@ -22,8 +17,8 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
 /**
  * The services that run in this process (the one-process suite), called as functions instead of over
  * loopback HTTP: no sockets, no encoding, no HTTP parsing per call. Each call builds its request message
- * and a handler context as a Connect server would, and answers the response message a client would
- * get. Errors are what the services' server interceptors make of them (service-errors.ts). The
+ * and a handler context (in-process-context.ts) as a Connect server would, and answers the response
+ * message a client would get. Errors are what the services' server interceptors make of them (service-errors.ts). The
  * caller's request id needs no header: the call runs in the caller's log context, and each call is a
  * span of the called service in the caller's trace, and counted on both sides, as a call over HTTP would be.
  * Each client is made for one caller, and a call from a caller not on the RPC's allow-list
@@ -80,13 +75,7 @@ export class InProcessServices {
         if (typeof fn !== "function") {
           throw new ConnectError(`${label} is not served in this process`, Code.Unavailable);
         }
-        const context = createHandlerContext({
-          service,
-          method,
-          protocolName: "in-process",
-          requestMethod: "POST",
-          url: label,
-        });
+        const context = new InProcessHandlerContext(service, method, label);
         try {
           return create(
             method.output,
