@@ -1,21 +1,29 @@
 import { randomUUID } from "node:crypto";
 import { type SessionConfig, SessionConfigSchema, SessionSource } from "@avatar/contracts/common";
-import { type SessionCreated, SessionCreatedSchema } from "@avatar/contracts/sessions";
-import { invalidRequest, isUuid, topics } from "@avatar/runtime";
+import { SessionCreatedSchema } from "@avatar/contracts/sessions";
+import { invalidRequest, isUuid } from "@avatar/runtime";
 import { create, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CompiledQuery, type Insertable, type Kysely, type Transaction } from "kysely";
+import type { Kysely } from "kysely";
+import {
+  type CreationBatch,
+  insertCreated,
+  type NewCreated,
+  type NewSessionValues,
+} from "./created-insert.js";
 import { admitEmbedSession } from "./embed-admission.js";
 import { creditRate } from "./ledger.js";
 import { modeFromProto, sessionToProto, sourceFromProto } from "./mapping.js";
 import * as repo from "./repository.js";
-import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
+import type { SessionRow, SessionsDatabase } from "./schema.js";
 import type { SessionSettings } from "./settings.js";
 
 export interface CreationDeps {
   db: Kysely<SessionsDatabase>;
   settings: SessionSettings;
   now: () => Date;
+  /** Inserts concurrent creations together; without it each creation is a statement of its own. */
+  creations?: CreationBatch;
 }
 
 export interface NewSession {
@@ -95,7 +103,13 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
     start_deadline_at: new Date(now.getTime() + deps.settings.SESSION_START_TIMEOUT_MS),
   } satisfies NewSessionValues;
 
-  const created = create(SessionCreatedSchema, { session: sessionToProto(storedRow(values), now) });
+  const created: NewCreated = {
+    values,
+    event: toBinary(
+      SessionCreatedSchema,
+      create(SessionCreatedSchema, { session: sessionToProto(storedRow(values), now) }),
+    ),
+  };
   const row =
     admission && embedId
       ? // An embed's visitor: admitted (limits, credits) and inserted in one transaction, one embed at a time.
@@ -110,9 +124,11 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
             maxSessionsPerHour: admission.maxSessionsPerHour,
             now,
           });
-          return insertCreated(trx, values, created, now);
+          return (await insertCreated(trx, [created]))[0];
         })
-      : await insertCreated(deps.db, values, created, now);
+      : deps.creations
+        ? await deps.creations.insert(created)
+        : (await insertCreated(deps.db, [created]))[0];
   if (row) return row;
   // A retried create (the tokens service timed out waiting) answers the session it made.
   const existing = await repo.findSession(deps.db, id);
@@ -143,75 +159,4 @@ function storedRow(values: NewSessionValues): SessionRow {
     config: JSON.parse(values.config as string) as unknown,
     due_at: values.start_deadline_at ?? null,
   } as SessionRow;
-}
-
-/** The columns a new session's insert sets, in the order of its parameters. */
-const NEW_SESSION_COLUMNS = [
-  "id",
-  "space_id",
-  "api_key_id",
-  "state",
-  "mode",
-  "is_sandbox",
-  "source",
-  "avatar_id",
-  "embed_id",
-  "context_id",
-  "voice_agent_id",
-  "memory_id",
-  "config",
-  "credit_rate",
-  "max_session_duration",
-  "created_at",
-  "updated_at",
-  "last_activity_at",
-  "connection_state",
-  "start_deadline_at",
-] as const satisfies readonly (keyof SessionTable)[];
-
-type NewSessionValues = Required<Pick<Insertable<SessionTable>, (typeof NEW_SESSION_COLUMNS)[number]>> & {
-  id: string;
-  state: "CREATED";
-};
-
-/** How many of the statement's parameters are the row's; the notice's and the event's come after them. */
-const ROW_PARAMETERS = NEW_SESSION_COLUMNS.length;
-/**
- * One statement, so one round trip: the row, its session.created notice and its bus event (outbox) are
- * written together or not at all. The event is published by the next outbox run (the scheduler's tick):
- * nothing waits for it, and a mint does not pay for a publishing transaction. No row when the id exists.
- *
- * Written out rather than built with kysely: a mint runs it, and building this statement cost more CPU
- * than sending it. Its text never changes, so Postgres keeps it prepared (runtime's prepared-statements).
- */
-const INSERT_CREATED = `with created as (
-  insert into sessions (${NEW_SESSION_COLUMNS.join(", ")})
-  values (${NEW_SESSION_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})
-  on conflict (id) do nothing
-  returning *
-), notice as (
-  insert into session_events (id, session_id, type, payload, created_at)
-  select $${ROW_PARAMETERS + 1}::uuid, created.id, 'session.created', '{}'::jsonb, $${ROW_PARAMETERS + 2}::timestamptz from created
-), announced as (
-  insert into outbox (subject, payload, msg_id, created_at)
-  select $${ROW_PARAMETERS + 3}, $${ROW_PARAMETERS + 4}::bytea, $${ROW_PARAMETERS + 5}, $${ROW_PARAMETERS + 2}::timestamptz from created
-)
-select * from created`;
-
-async function insertCreated(
-  db: Kysely<SessionsDatabase> | Transaction<SessionsDatabase>,
-  values: NewSessionValues,
-  created: SessionCreated,
-  now: Date,
-): Promise<SessionRow | undefined> {
-  const parameters = [
-    ...NEW_SESSION_COLUMNS.map((column) => values[column]),
-    randomUUID(),
-    now,
-    topics.sessionCreated.subject,
-    Buffer.from(toBinary(SessionCreatedSchema, created)),
-    `${values.id}.created`,
-  ];
-  const { rows } = await db.executeQuery<SessionRow>(CompiledQuery.raw(INSERT_CREATED, parameters));
-  return rows[0];
 }

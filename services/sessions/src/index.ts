@@ -3,6 +3,7 @@ import { SessionsService } from "@avatar/contracts/sessions";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
 import { OutboxPublisher } from "@avatar/runtime";
 import { readTransportAConfig, TransportAServer } from "@avatar/transport-a";
+import { CreationBatch } from "./created-insert.js";
 import { Judgment } from "./judgment.js";
 import { type LifecycleDeps, SessionLifecycle } from "./lifecycle.js";
 import { meterSessions } from "./metrics.js";
@@ -74,6 +75,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   const onDatabase = (works: boolean) => (works ? judgment.databaseWorks() : judgment.databaseFailed());
   const lifecycle = new SessionLifecycle({
     db: deps.db,
+    creations: new CreationBatch(deps.db),
     settings,
     outbox,
     now,

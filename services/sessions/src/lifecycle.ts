@@ -14,6 +14,7 @@ import {
 import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Kysely, sql, type Transaction } from "kysely";
+import type { CreationBatch } from "./created-insert.js";
 import { createSession, type NewSession } from "./creation.js";
 import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
@@ -27,6 +28,8 @@ type Trx = Transaction<SessionsDatabase>;
 
 export interface LifecycleDeps {
   db: Kysely<SessionsDatabase>;
+  /** Inserts concurrent creations together (created-insert.ts). */
+  creations?: CreationBatch;
   settings: SessionSettings;
   outbox: OutboxPublisher;
   now: () => Date;

@@ -1,0 +1,168 @@
+import { topics } from "@avatar/runtime";
+import { CompiledQuery, type Insertable, type Kysely, type Transaction } from "kysely";
+import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
+
+/** The columns a new session's insert sets, in the order of its parameters. */
+export const NEW_SESSION_COLUMNS = [
+  "id",
+  "space_id",
+  "api_key_id",
+  "state",
+  "mode",
+  "is_sandbox",
+  "source",
+  "avatar_id",
+  "embed_id",
+  "context_id",
+  "voice_agent_id",
+  "memory_id",
+  "config",
+  "credit_rate",
+  "max_session_duration",
+  "created_at",
+  "updated_at",
+  "last_activity_at",
+  "connection_state",
+  "start_deadline_at",
+] as const satisfies readonly (keyof SessionTable)[];
+
+export type NewSessionValues = Required<
+  Pick<Insertable<SessionTable>, (typeof NEW_SESSION_COLUMNS)[number]>
+> & { id: string; state: "CREATED" };
+
+/** A session to insert, with its session.created event (SessionCreated, binary) for the outbox. */
+export interface NewCreated {
+  values: NewSessionValues;
+  event: Uint8Array;
+}
+
+type Db = Kysely<SessionsDatabase> | Transaction<SessionsDatabase>;
+
+/**
+ * One statement for `n` new sessions, so one round trip: each row, its session.created notice and its
+ * bus event (outbox) are written together or not at all. The events are published by the next outbox
+ * run (the scheduler's tick): nothing waits for them. A row whose id exists is not inserted and not
+ * answered. Parameters: $1 the event's subject, then each row's columns, then each row's (id, event).
+ *
+ * Written out rather than built with kysely: a mint runs it, and building it cost more CPU than sending
+ * it. Its text depends only on `n`, so Postgres keeps each size prepared (runtime's prepared-statements).
+ */
+function statementFor(n: number): string {
+  let p = 1;
+  const rows: string[] = [];
+  const events: string[] = [];
+  for (let i = 0; i < n; i++) rows.push(`(${NEW_SESSION_COLUMNS.map(() => `$${++p}`).join(", ")})`);
+  for (let i = 0; i < n; i++) events.push(`($${++p}::uuid, $${++p}::bytea)`);
+  return `with created as (
+  insert into sessions (${NEW_SESSION_COLUMNS.join(", ")})
+  values ${rows.join(", ")}
+  on conflict (id) do nothing
+  returning *
+), notice as (
+  insert into session_events (id, session_id, type, payload, created_at)
+  select gen_random_uuid(), created.id, 'session.created', '{}'::jsonb, created.created_at from created
+), announced as (
+  insert into outbox (subject, payload, msg_id, created_at)
+  select $1, event.payload, created.id::text || '.created', created.created_at
+  from created join (values ${events.join(", ")}) as event(id, payload) on event.id = created.id
+)
+select * from created`;
+}
+
+const statements = new Map<number, string>();
+const statement = (n: number): string => {
+  let text = statements.get(n);
+  if (!text) {
+    text = statementFor(n);
+    statements.set(n, text);
+  }
+  return text;
+};
+
+/** Inserts new sessions in one statement; answers the rows inserted (not those whose id existed). */
+export async function insertCreated(db: Db, batch: readonly NewCreated[]): Promise<SessionRow[]> {
+  const parameters: unknown[] = [topics.sessionCreated.subject];
+  for (const { values } of batch) for (const column of NEW_SESSION_COLUMNS) parameters.push(values[column]);
+  for (const { values, event } of batch) parameters.push(values.id, Buffer.from(event));
+  const { rows } = await db.executeQuery<SessionRow>(CompiledQuery.raw(statement(batch.length), parameters));
+  return rows;
+}
+
+interface Waiting {
+  item: NewCreated;
+  resolve(row: SessionRow | undefined): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * New sessions inserted together (group commit): the creations that reach it in the same turn of the
+ * event loop share one statement, one round trip and one commit. Under load that is several mints per
+ * insert, which is where a mint's Postgres time and its socket writes went; alone, a creation waits for
+ * nothing but the end of the current turn. Each caller gets its own row (undefined when its id
+ * existed). When the shared statement fails, each creation is tried on its own, so that one refused
+ * row fails only its own caller.
+ */
+export class CreationBatch {
+  private queue: Waiting[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Kysely<SessionsDatabase>,
+    /** The most rows one statement takes (and so the most statement texts Postgres keeps prepared). */
+    private readonly maxRows = 32,
+  ) {}
+
+  insert(item: NewCreated): Promise<SessionRow | undefined> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush(this.take());
+      this.schedule();
+    });
+  }
+
+  /**
+   * The next statement's creations: up to maxRows, and an id at most once (a retried creation of the
+   * same id waits for the next statement, where it finds the row the first one made).
+   */
+  private take(): Waiting[] {
+    const ids = new Set<string>();
+    const taken: Waiting[] = [];
+    const left: Waiting[] = [];
+    for (const w of this.queue) {
+      if (taken.length < this.maxRows && !ids.has(w.item.values.id)) {
+        ids.add(w.item.values.id);
+        taken.push(w);
+      } else left.push(w);
+    }
+    this.queue = left;
+    return taken;
+  }
+
+  private async flush(batch: Waiting[]): Promise<void> {
+    try {
+      const rows = await insertCreated(
+        this.db,
+        batch.map((w) => w.item),
+      );
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      for (const w of batch) w.resolve(byId.get(w.item.values.id));
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]?.reject(err);
+        return;
+      }
+      await Promise.all(
+        batch.map((w) => insertCreated(this.db, [w.item]).then((rows) => w.resolve(rows[0]), w.reject)),
+      );
+    }
+  }
+}
