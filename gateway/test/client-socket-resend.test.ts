@@ -33,28 +33,36 @@ afterEach(async () => {
   for (const bus of buses.splice(0)) await bus.close();
 });
 
+/**
+ * A started ClientSocket of a new session, and a worker that is behind: it takes every frame (and
+ * answers the socket's OPENED) but acknowledges nothing itself; `sent` counts the copies of each message.
+ */
+async function relayedSocket() {
+  const bus = createMemoryBus();
+  buses.push(bus);
+  const sessionId = randomUUID();
+  const sent = new Map<number, number>();
+  bus.serve(realtimeSubjects.clientFrames(sessionId), (msg) => {
+    const frame = fromBinary(ClientFrameSchema, msg.data);
+    if (frame.json) sent.set(Number(frame.seq), (sent.get(Number(frame.seq)) ?? 0) + 1);
+    return new Uint8Array();
+  });
+  const ws = new FakeSocket();
+  const client = new ClientSocket(ws as unknown as WebSocket, sessionId, {
+    bus,
+    log: silentLogger,
+    heartbeatMs: HEARTBEAT_MS,
+    openTimeoutMs: 2_000,
+    pingMs: 60_000,
+    resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
+  });
+  await client.start();
+  return { bus, sessionId, sent, ws, client };
+}
+
 describe("ClientSocket resends", () => {
   it("sends unacknowledged messages again at a widening interval, not every heartbeat, and stops once acknowledged", async () => {
-    const bus = createMemoryBus();
-    buses.push(bus);
-    const sessionId = randomUUID();
-    // A worker that is behind: it takes every frame (and answers the socket's OPENED) but acknowledges nothing.
-    const sent = new Map<number, number>();
-    bus.serve(realtimeSubjects.clientFrames(sessionId), (msg) => {
-      const frame = fromBinary(ClientFrameSchema, msg.data);
-      if (frame.json) sent.set(Number(frame.seq), (sent.get(Number(frame.seq)) ?? 0) + 1);
-      return new Uint8Array();
-    });
-    const ws = new FakeSocket();
-    const client = new ClientSocket(ws as unknown as WebSocket, sessionId, {
-      bus,
-      log: silentLogger,
-      heartbeatMs: HEARTBEAT_MS,
-      openTimeoutMs: 2_000,
-      pingMs: 60_000,
-      resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
-    });
-    await client.start();
+    const { bus, sessionId, sent, ws, client } = await relayedSocket();
     for (let i = 0; i < 3; i++) ws.emit("message", Buffer.from(`{"type":"m${i}"}`), false);
 
     await sleep(30 * HEARTBEAT_MS);
@@ -79,25 +87,7 @@ describe("ClientSocket resends", () => {
   });
 
   it("takes the acknowledgements that travel with an event, whichever connection the event is for", async () => {
-    const bus = createMemoryBus();
-    buses.push(bus);
-    const sessionId = randomUUID();
-    const sent = new Map<number, number>();
-    bus.serve(realtimeSubjects.clientFrames(sessionId), (msg) => {
-      const frame = fromBinary(ClientFrameSchema, msg.data);
-      if (frame.json) sent.set(Number(frame.seq), (sent.get(Number(frame.seq)) ?? 0) + 1);
-      return new Uint8Array();
-    });
-    const ws = new FakeSocket();
-    const client = new ClientSocket(ws as unknown as WebSocket, sessionId, {
-      bus,
-      log: silentLogger,
-      heartbeatMs: HEARTBEAT_MS,
-      openTimeoutMs: 2_000,
-      pingMs: 60_000,
-      resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
-    });
-    await client.start();
+    const { bus, sessionId, sent, ws, client } = await relayedSocket();
     for (let i = 0; i < 2; i++) ws.emit("message", Buffer.from(`{"type":"m${i}"}`), false);
     // An event for another connection of the session, acknowledging both of this one's messages.
     bus.publish(
