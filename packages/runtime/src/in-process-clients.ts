@@ -18,9 +18,10 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
  * The services that run in this process (the one-process suite), called as functions instead of over
  * loopback HTTP: no sockets, no encoding, no HTTP parsing per call. Each call builds its request message
  * and a handler context (in-process-context.ts) as a Connect server would, and answers the response
- * message a client would get. Errors are what the services' server interceptors make of them (service-errors.ts). The
- * caller's request id needs no header: the call runs in the caller's log context, and each call is a
- * span of the called service in the caller's trace, and counted on both sides, as a call over HTTP would be.
+ * message a client would get. Errors are what the services' server interceptors make of them
+ * (service-errors.ts). The caller's request id needs no header: the call runs in the caller's log
+ * context, and each call is a span of the called service in the caller's trace, and counted on both
+ * sides, as a call over HTTP would be.
  * Each client is made for one caller, and a call from a caller not on the RPC's allow-list
  * (service-callers.ts) is refused as over HTTP: no credential travels (nothing leaves the process), but
  * no service reaches an RPC it may not call.

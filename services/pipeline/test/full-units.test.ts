@@ -65,7 +65,20 @@ describe("decodeUserAudio", () => {
       pcm: new Uint8Array([1, 2, 3, 4]),
     });
     expect(decodeUserAudio("")).toEqual({ ok: true, pcm: new Uint8Array() });
-    for (const bad of ["AQID", "AQ==", "AQI", "AQ!D", "AQ ID", null, 7, ["AQID"]]) {
+    // Odd byte counts; not base64; whitespace, URL-safe characters, a character beyond ASCII read as a letter.
+    for (const bad of [
+      "AQID",
+      "AQ==",
+      "AQI",
+      "AQ!D",
+      "AQ ID",
+      "AQ-_",
+      "AQ\u0141D",
+      "AQ==AQ==",
+      null,
+      7,
+      ["AQID"],
+    ]) {
       expect(decodeUserAudio(bad).ok).toBe(false);
     }
   });

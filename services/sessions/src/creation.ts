@@ -22,8 +22,8 @@ export interface CreationDeps {
   db: Kysely<SessionsDatabase>;
   settings: SessionSettings;
   now: () => Date;
-  /** Inserts concurrent creations together; without it each creation is a statement of its own. */
-  creations?: CreationBatch;
+  /** Inserts concurrent creations together (group commit). */
+  creations: CreationBatch;
 }
 
 export interface NewSession {
@@ -126,9 +126,7 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
           });
           return (await insertCreated(trx, [created]))[0];
         })
-      : deps.creations
-        ? await deps.creations.insert(created)
-        : (await insertCreated(deps.db, [created]))[0];
+      : await deps.creations.insert(created);
   if (row) return row;
   // A retried create (the tokens service timed out waiting) answers the session it made.
   const existing = await repo.findSession(deps.db, id);

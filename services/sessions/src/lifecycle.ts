@@ -29,7 +29,7 @@ type Trx = Transaction<SessionsDatabase>;
 export interface LifecycleDeps {
   db: Kysely<SessionsDatabase>;
   /** Inserts concurrent creations together (created-insert.ts). */
-  creations?: CreationBatch;
+  creations: CreationBatch;
   settings: SessionSettings;
   outbox: OutboxPublisher;
   now: () => Date;

@@ -14,6 +14,7 @@ import {
   openSessionsDb,
   type SessionsTestDb,
   SPACE_A,
+  TestClock,
 } from "./support.js";
 
 /** Creations that arrive together share one insert (group commit), each still answered on its own. */
@@ -28,7 +29,8 @@ afterAll(async () => {
 });
 
 function newCreated(fields: Partial<NewCreated["values"]> = {}): NewCreated {
-  const now = new Date("2026-11-26T07:00:00.000Z");
+  // The time of the service's test clock, which this file's harness also runs on.
+  const now = new TestClock().now();
   const id = randomUUID();
   return {
     values: {

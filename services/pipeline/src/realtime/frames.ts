@@ -24,12 +24,12 @@ export class ServerFrames {
   private readonly subject: string;
   /** This worker's ownership epoch of the session, on every frame (the gateways fence on it). */
   epoch = 0;
-  /** The acknowledgements due when an event goes out; they travel with it (InboundOrder.takeDue). */
-  dueAcks: () => { connectionId: string; seq: number }[] = () => [];
 
   constructor(
     private readonly bus: Bus,
     private readonly sessionId: string,
+    /** The acknowledgements due when an event goes out; they travel with it (InboundOrder.takeDue). */
+    private readonly dueAcks: () => { connectionId: string; seq: number }[],
   ) {
     this.subject = realtimeSubjects.serverFrames(sessionId);
   }

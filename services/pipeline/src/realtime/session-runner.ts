@@ -144,11 +144,10 @@ export class SessionRunner {
     const clock = deps.clock;
     this.assignedAt = clock.now();
     this.startedAt = this.assignedAt;
-    this.out = new ServerFrames(deps.bus, session.id);
     this.order = new InboundOrder(clock, (id, seq, resend) => {
       if (this.phase === "running") this.out.ack(id, seq, resend);
     });
-    this.out.dueAcks = () => this.order.takeDue();
+    this.out = new ServerFrames(deps.bus, session.id, () => this.order.takeDue());
     this.activity = new ActivityReporter(clock, (at) => this.reports.activity(at));
     this.transcript = new TranscriptWriter(
       async (entries) => {
