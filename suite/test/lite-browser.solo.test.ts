@@ -1,0 +1,147 @@
+import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventClient, pcmBase64 } from "./realtime-client.js";
+import { startedLite, stopSession } from "./realtime-support.js";
+import { grant } from "./sessions-support.js";
+import { startTestSuite, type TestSuite } from "./support.js";
+
+/**
+ * A LITE session heard in a real browser: the caller streams its own audio (`agent.speak`), and a
+ * Chromium page watching the session over WHEP (as a customer's player does, with the session token)
+ * hears that voice on the avatar's audio track, and silence before and after it. Measured in the page
+ * with WebAudio on the received track.
+ */
+
+const available = browserAvailable("the LITE voice browser test");
+
+let suite: TestSuite;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  suite = await startTestSuite();
+  await grant(suite, "100");
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await suite?.stop();
+});
+
+interface PageGlobals {
+  __levels: { t: number; rms: number }[];
+  __connected: boolean;
+}
+
+/**
+ * The page's part (browser JavaScript, run as it is): a recvonly WHEP viewer as the embed page has one
+ * (every candidate in the offer, the session token as bearer), the received tracks played in a <video>,
+ * and the level of the received audio recorded every 10 ms in __levels.
+ */
+const watchAndListen = (url: string, token: string) => `(async () => {
+  const url = ${JSON.stringify(url)};
+  const token = ${JSON.stringify(token)};
+  window.__levels = [];
+  window.__connected = false;
+  const pc = new RTCPeerConnection();
+  pc.addTransceiver("video", { direction: "recvonly" });
+  pc.addTransceiver("audio", { direction: "recvonly" });
+  const stream = new MediaStream();
+  const video = document.createElement("video");
+  video.srcObject = stream;
+  document.body.appendChild(video);
+  pc.ontrack = (e) => {
+    stream.addTrack(e.track);
+    video.play().catch(() => {});
+  };
+  pc.onconnectionstatechange = () => {
+    if (pc.connectionState === "connected") window.__connected = true;
+  };
+  await pc.setLocalDescription(await pc.createOffer());
+  await new Promise((resolve) => {
+    if (pc.iceGatheringState === "complete") resolve();
+    pc.addEventListener("icegatheringstatechange", () => {
+      if (pc.iceGatheringState === "complete") resolve();
+    });
+    setTimeout(resolve, 2000);
+  });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/sdp", Authorization: "Bearer " + token },
+    body: pc.localDescription.sdp,
+  });
+  if (res.status !== 201) throw new Error("WHEP answered " + res.status + ": " + (await res.text()));
+  await pc.setRemoteDescription({ type: "answer", sdp: await res.text() });
+  await new Promise((resolve) => {
+    const wait = () => (stream.getAudioTracks().length > 0 ? resolve() : setTimeout(wait, 20));
+    wait();
+  });
+  const audio = new AudioContext();
+  await audio.resume();
+  const analyser = audio.createAnalyser();
+  analyser.fftSize = 512;
+  audio.createMediaStreamSource(new MediaStream(stream.getAudioTracks())).connect(analyser);
+  const buffer = new Float32Array(512);
+  setInterval(() => {
+    analyser.getFloatTimeDomainData(buffer);
+    let sum = 0;
+    for (const v of buffer) sum += v * v;
+    window.__levels.push({ t: performance.now(), rms: Math.sqrt(sum / buffer.length) });
+  }, 10);
+})()`;
+
+/** How long the caller's voice lasts: a 220 Hz tone at about 6 % of full scale (pcmBase64). */
+const VOICE_MS = 2_000;
+
+describe.skipIf(!available)("a LITE session in a browser", () => {
+  it("plays the caller's agent.speak audio to a viewer, and silence around it", async () => {
+    const s = await startedLite(suite);
+    const client = await EventClient.connect(s.ws_url);
+    await client.next("session.state_updated");
+
+    // Same origin as the gateway, so the page's WHEP call needs no CORS.
+    const page = await browser.newPage();
+    await page.goto(`${suite.gatewayUrl}/readyz`);
+    await page.evaluate(
+      watchAndListen(`${suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, s.session_token),
+    );
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__connected, undefined, {
+      timeout: 20_000,
+    });
+
+    const levels = () =>
+      page.evaluate(() => (globalThis as unknown as PageGlobals).__levels.map((l) => l.rms));
+    const loudest = (rms: number[]) => Math.max(0, ...rms);
+    // Before anyone speaks: the avatar is silent.
+    await page.waitForTimeout(1_500);
+    const before = await levels();
+
+    client.send({ type: "agent.speak", event_id: "v1", audio: pcmBase64(VOICE_MS / 2) });
+    client.send({ type: "agent.speak_end", event_id: "v1", audio: pcmBase64(VOICE_MS / 2) });
+    await client.next("agent.speak_started");
+    await client.next("agent.speak_ended");
+    await page.waitForTimeout(500);
+    const during = (await levels()).slice(before.length);
+    await page.waitForTimeout(1_500);
+    const after = (await levels()).slice(before.length + during.length);
+    await page.close();
+    await client.close();
+    await stopSession(suite, s.session_token);
+
+    // A tone at ~0.06 of full scale has an RMS of ~0.043; silence (Opus comfort noise) stays far below.
+    const heard = during.filter((rms) => rms > 0.02).length;
+    console.info("LITE voice in the browser:", {
+      loudestBefore: loudest(before),
+      loudestDuring: loudest(during),
+      loudestAfter: loudest(after.slice(50)),
+      loudSamplesDuring: heard,
+    });
+    expect(before.length).toBeGreaterThan(50);
+    expect(loudest(before)).toBeLessThan(0.005);
+    // About two seconds of voice, sampled every 10 ms: well over a second of it heard.
+    expect(heard).toBeGreaterThan(100);
+    expect(loudest(during)).toBeGreaterThan(0.03);
+    expect(loudest(after.slice(50))).toBeLessThan(0.005);
+  });
+});
