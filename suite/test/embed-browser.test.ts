@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ADA, CHLOE, grant, key } from "./sessions-support.js";
-import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
+import type { Page } from "playwright-core";
+import { beforeEach, describe, expect, it } from "vitest";
+import { browserSuite } from "./browser-support.js";
+import { ADA, CHLOE, key } from "./sessions-support.js";
+import { atNextSecond, json } from "./support.js";
 
 /**
  * The embed page as a visitor meets it, in a real Chromium: start, talk by typing, end and start again,
@@ -12,26 +12,12 @@ import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js
  * visitor can meet, in plain words.
  */
 
-const available = browserAvailable("the embed page's browser tests");
-
-let suite: TestSuite;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  suite = await startTestSuite();
-  await grant(suite, "100");
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await suite?.stop();
-});
+const { available, ctx } = browserSuite("the embed page's browser tests");
 // The visitors' endpoint is limited per client IP (10/s), and every test here comes from one address.
 beforeEach(atNextSecond);
 
 async function embedUrl(body: Record<string, unknown>): Promise<string> {
-  const res = await suite.request("POST", "/v2/embeddings", { headers: key(suite.apiKey), body });
+  const res = await ctx.suite.request("POST", "/v2/embeddings", { headers: key(ctx.suite.apiKey), body });
   const payload = await json(res);
   expect(res.status, JSON.stringify(payload)).toBe(200);
   return payload.data.url;
@@ -45,7 +31,7 @@ const PHONE_PORTRAIT = { width: 390, height: 844 };
 const PHONE_LANDSCAPE = { width: 844, height: 390 };
 
 async function open(url: string, viewport = PHONE_PORTRAIT): Promise<Page> {
-  const page = await browser.newPage({ viewport });
+  const page = await ctx.browser.newPage({ viewport });
   page.on("pageerror", (err: Error) => {
     throw err;
   });
@@ -155,8 +141,8 @@ describe.skipIf(!available)("the embed page in a browser", () => {
 
   it("tells a visitor in plain words when the avatar is not available, and lets them try again", async () => {
     const url = await embedUrl({ avatar_id: CHLOE });
-    const deactivated = await suite.request("PATCH", `/v1/avatars/${CHLOE}`, {
-      headers: key(suite.apiKey),
+    const deactivated = await ctx.suite.request("PATCH", `/v1/avatars/${CHLOE}`, {
+      headers: key(ctx.suite.apiKey),
       body: { is_deactivated: true },
     });
     expect(deactivated.status).toBe(200);
@@ -174,8 +160,8 @@ describe.skipIf(!available)("the embed page in a browser", () => {
       expect(await button(page, "Try again").isEnabled()).toBe(true);
       await page.close();
     } finally {
-      await suite.request("PATCH", `/v1/avatars/${CHLOE}`, {
-        headers: key(suite.apiKey),
+      await ctx.suite.request("PATCH", `/v1/avatars/${CHLOE}`, {
+        headers: key(ctx.suite.apiKey),
         body: { is_deactivated: false },
       });
     }

@@ -1,10 +1,7 @@
-import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { browserSuite } from "./browser-support.js";
 import { EventClient, pcmBase64 } from "./realtime-client.js";
 import { startedLite, stopSession } from "./realtime-support.js";
-import { grant } from "./sessions-support.js";
-import { startTestSuite, type TestSuite } from "./support.js";
 
 /**
  * A LITE session heard in a real browser: the caller streams its own audio (`agent.speak`), and a
@@ -13,21 +10,7 @@ import { startTestSuite, type TestSuite } from "./support.js";
  * with WebAudio on the received track.
  */
 
-const available = browserAvailable("the LITE voice browser test");
-
-let suite: TestSuite;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  suite = await startTestSuite();
-  await grant(suite, "100");
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await suite?.stop();
-});
+const { available, ctx } = browserSuite("the LITE voice browser test");
 
 interface PageGlobals {
   __levels: { t: number; rms: number }[];
@@ -96,15 +79,15 @@ const VOICE_MS = 2_000;
 
 describe.skipIf(!available)("a LITE session in a browser", () => {
   it("plays the caller's agent.speak audio to a viewer, and silence around it", async () => {
-    const s = await startedLite(suite);
+    const s = await startedLite(ctx.suite);
     const client = await EventClient.connect(s.ws_url);
     await client.next("session.state_updated");
 
     // Same origin as the gateway, so the page's WHEP call needs no CORS.
-    const page = await browser.newPage();
-    await page.goto(`${suite.gatewayUrl}/readyz`);
+    const page = await ctx.browser.newPage();
+    await page.goto(`${ctx.suite.gatewayUrl}/readyz`);
     await page.evaluate(
-      watchAndListen(`${suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, s.session_token),
+      watchAndListen(`${ctx.suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, s.session_token),
     );
     await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__connected, undefined, {
       timeout: 20_000,
@@ -127,7 +110,7 @@ describe.skipIf(!available)("a LITE session in a browser", () => {
     const after = (await levels()).slice(before.length + during.length);
     await page.close();
     await client.close();
-    await stopSession(suite, s.session_token);
+    await stopSession(ctx.suite, s.session_token);
 
     // A tone at ~0.06 of full scale has an RMS of ~0.043; silence (Opus comfort noise) stays far below.
     const heard = during.filter((rms) => rms > 0.02).length;
