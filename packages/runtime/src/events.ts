@@ -1,8 +1,6 @@
 import type { Bus, DurableConsumerOptions, DurableMessage, Subscription } from "@avatar/bus";
 import { type MemoryCreated, MemoryCreatedSchema } from "@avatar/contracts/memory";
 import {
-  type SessionCreated,
-  SessionCreatedSchema,
   type SessionEnded,
   SessionEndedSchema,
   type SessionStarted,
@@ -24,7 +22,6 @@ function topic<T extends Message>(subject: string, schema: GenMessage<T>): Topic
 }
 
 export const topics = {
-  sessionCreated: topic<SessionCreated>("events.sessions.created", SessionCreatedSchema),
   sessionStarted: topic<SessionStarted>("events.sessions.started", SessionStartedSchema),
   sessionEnded: topic<SessionEnded>("events.sessions.ended", SessionEndedSchema),
   transcriptWritten: topic<TranscriptWritten>("events.sessions.transcript_written", TranscriptWrittenSchema),

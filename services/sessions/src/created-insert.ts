@@ -1,4 +1,3 @@
-import { topics } from "@avatar/runtime";
 import { CompiledQuery, type Insertable, type Kysely, type Transaction } from "kysely";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 
@@ -30,29 +29,21 @@ export type NewSessionValues = Required<
   Pick<Insertable<SessionTable>, (typeof NEW_SESSION_COLUMNS)[number]>
 > & { id: string; state: "CREATED" };
 
-/** A session to insert, with its session.created event (SessionCreated, binary) for the outbox. */
-export interface NewCreated {
-  values: NewSessionValues;
-  event: Uint8Array;
-}
-
 type Db = Kysely<SessionsDatabase> | Transaction<SessionsDatabase>;
 
 /**
- * One statement for `n` new sessions, so one round trip: each row, its session.created notice and its
- * bus event (outbox) are written together or not at all. The events are published by the next outbox
- * run (the scheduler's tick): nothing waits for them. A row whose id exists is not inserted and not
- * answered. Parameters: $1 the event's subject, then each row's columns, then each row's (id, event).
+ * One statement for `n` new sessions, so one round trip: each row and its session.created notice (the
+ * session's history) are written together or not at all. Nothing goes on the bus: the first event of a
+ * session is session.started. A row whose id exists is not inserted and not answered. Parameters: each
+ * row's columns.
  *
  * Written out rather than built with kysely: a mint runs it, and building it cost more CPU than sending
  * it. Its text depends only on `n`, so Postgres keeps each size prepared (runtime's prepared-statements).
  */
 function statementFor(n: number): string {
-  let p = 1;
+  let p = 0;
   const rows: string[] = [];
-  const events: string[] = [];
   for (let i = 0; i < n; i++) rows.push(`(${NEW_SESSION_COLUMNS.map(() => `$${++p}`).join(", ")})`);
-  for (let i = 0; i < n; i++) events.push(`($${++p}::uuid, $${++p}::bytea)`);
   return `with created as (
   insert into sessions (${NEW_SESSION_COLUMNS.join(", ")})
   values ${rows.join(", ")}
@@ -61,10 +52,6 @@ function statementFor(n: number): string {
 ), notice as (
   insert into session_events (id, session_id, type, payload, created_at)
   select gen_random_uuid(), created.id, 'session.created', '{}'::jsonb, created.created_at from created
-), announced as (
-  insert into outbox (subject, payload, msg_id, created_at)
-  select $1, event.payload, created.id::text || '.created', created.created_at
-  from created join (values ${events.join(", ")}) as event(id, payload) on event.id = created.id
 )
 select * from created`;
 }
@@ -80,16 +67,15 @@ const statement = (n: number): string => {
 };
 
 /** Inserts new sessions in one statement; answers the rows inserted (not those whose id existed). */
-export async function insertCreated(db: Db, batch: readonly NewCreated[]): Promise<SessionRow[]> {
-  const parameters: unknown[] = [topics.sessionCreated.subject];
-  for (const { values } of batch) for (const column of NEW_SESSION_COLUMNS) parameters.push(values[column]);
-  for (const { values, event } of batch) parameters.push(values.id, Buffer.from(event));
+export async function insertCreated(db: Db, batch: readonly NewSessionValues[]): Promise<SessionRow[]> {
+  const parameters: unknown[] = [];
+  for (const values of batch) for (const column of NEW_SESSION_COLUMNS) parameters.push(values[column]);
   const { rows } = await db.executeQuery<SessionRow>(CompiledQuery.raw(statement(batch.length), parameters));
   return rows;
 }
 
 interface Waiting {
-  item: NewCreated;
+  item: NewSessionValues;
   resolve(row: SessionRow | undefined): void;
   reject(err: unknown): void;
 }
@@ -112,7 +98,7 @@ export class CreationBatch {
     private readonly maxRows = 32,
   ) {}
 
-  insert(item: NewCreated): Promise<SessionRow | undefined> {
+  insert(item: NewSessionValues): Promise<SessionRow | undefined> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       this.schedule();
@@ -138,8 +124,8 @@ export class CreationBatch {
     const taken: Waiting[] = [];
     const left: Waiting[] = [];
     for (const w of this.queue) {
-      if (taken.length < this.maxRows && !ids.has(w.item.values.id)) {
-        ids.add(w.item.values.id);
+      if (taken.length < this.maxRows && !ids.has(w.item.id)) {
+        ids.add(w.item.id);
         taken.push(w);
       } else left.push(w);
     }
@@ -154,7 +140,7 @@ export class CreationBatch {
         batch.map((w) => w.item),
       );
       const byId = new Map(rows.map((row) => [row.id, row]));
-      for (const w of batch) w.resolve(byId.get(w.item.values.id));
+      for (const w of batch) w.resolve(byId.get(w.item.id));
     } catch (err) {
       if (batch.length === 1) {
         batch[0]?.reject(err);

@@ -1,19 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { type SessionConfig, SessionConfigSchema, SessionSource } from "@avatar/contracts/common";
-import { SessionCreatedSchema } from "@avatar/contracts/sessions";
 import { invalidRequest, isUuid } from "@avatar/runtime";
-import { create, toBinary, toJsonString } from "@bufbuild/protobuf";
+import { toJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import {
-  type CreationBatch,
-  insertCreated,
-  type NewCreated,
-  type NewSessionValues,
-} from "./created-insert.js";
+import { type CreationBatch, insertCreated, type NewSessionValues } from "./created-insert.js";
 import { admitEmbedSession } from "./embed-admission.js";
 import { creditRate } from "./ledger.js";
-import { modeFromProto, sessionToProto, sourceFromProto } from "./mapping.js";
+import { modeFromProto, sourceFromProto } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
 import type { SessionSettings } from "./settings.js";
@@ -103,13 +97,6 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
     start_deadline_at: new Date(now.getTime() + deps.settings.SESSION_START_TIMEOUT_MS),
   } satisfies NewSessionValues;
 
-  const created: NewCreated = {
-    values,
-    event: toBinary(
-      SessionCreatedSchema,
-      create(SessionCreatedSchema, { session: sessionToProto(storedRow(values), now) }),
-    ),
-  };
   const row =
     admission && embedId
       ? // An embed's visitor: admitted (limits, credits) and inserted in one transaction, one embed at a time.
@@ -124,37 +111,12 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
             maxSessionsPerHour: admission.maxSessionsPerHour,
             now,
           });
-          return (await insertCreated(trx, [created]))[0];
+          return (await insertCreated(trx, [values]))[0];
         })
-      : await deps.creations.insert(created);
+      : await deps.creations.insert(values);
   if (row) return row;
   // A retried create (the tokens service timed out waiting) answers the session it made.
   const existing = await repo.findSession(deps.db, id);
   if (existing?.space_id === spaceId) return existing;
   throw new ConnectError("a session with this id exists", Code.AlreadyExists);
-}
-
-/**
- * The row the insert of `values` stores: the columns it leaves to their defaults as the migrations
- * define them (a test compares its announcement with the stored row's). The order number `seq` is the
- * database's and is not announced.
- */
-function storedRow(values: NewSessionValues): SessionRow {
-  return {
-    seq: "",
-    started_at: null,
-    ended_at: null,
-    end_reason: null,
-    credits_consumed: 0,
-    escrow_amount: 0,
-    charged_minutes: 0,
-    idle_deadline_at: null,
-    max_end_at: null,
-    next_charge_at: null,
-    worker_id: null,
-    worker_deadline_at: null,
-    ...values,
-    config: JSON.parse(values.config as string) as unknown,
-    due_at: values.start_deadline_at ?? null,
-  } as SessionRow;
 }

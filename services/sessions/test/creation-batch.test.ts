@@ -1,14 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { SessionCreatedSchema } from "@avatar/contracts/sessions";
-import { consumeEvent, topics } from "@avatar/runtime";
-import { create, toBinary } from "@bufbuild/protobuf";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CreationBatch, type NewCreated } from "../src/created-insert.js";
+import { CreationBatch, type NewSessionValues } from "../src/created-insert.js";
 import type { SessionsDatabase } from "../src/schema.js";
 import {
   AVATAR,
-  eventually,
   harness,
   newSession,
   openSessionsDb,
@@ -28,35 +24,31 @@ afterAll(async () => {
   await t?.close();
 });
 
-function newCreated(fields: Partial<NewCreated["values"]> = {}): NewCreated {
+function newCreated(fields: Partial<NewSessionValues> = {}): NewSessionValues {
   // The time of the service's test clock, which this file's harness also runs on.
   const now = new TestClock().now();
-  const id = randomUUID();
   return {
-    values: {
-      id,
-      space_id: SPACE_A,
-      api_key_id: null,
-      state: "CREATED",
-      mode: "LITE",
-      is_sandbox: false,
-      source: "API",
-      avatar_id: AVATAR,
-      embed_id: null,
-      context_id: null,
-      voice_agent_id: null,
-      memory_id: null,
-      config: "{}",
-      credit_rate: 1,
-      max_session_duration: 600,
-      created_at: now,
-      updated_at: now,
-      last_activity_at: now,
-      connection_state: "NEW",
-      start_deadline_at: new Date(now.getTime() + 60_000),
-      ...fields,
-    },
-    event: toBinary(SessionCreatedSchema, create(SessionCreatedSchema, {})),
+    id: randomUUID(),
+    space_id: SPACE_A,
+    api_key_id: null,
+    state: "CREATED",
+    mode: "LITE",
+    is_sandbox: false,
+    source: "API",
+    avatar_id: AVATAR,
+    embed_id: null,
+    context_id: null,
+    voice_agent_id: null,
+    memory_id: null,
+    config: "{}",
+    credit_rate: 1,
+    max_session_duration: 600,
+    created_at: now,
+    updated_at: now,
+    last_activity_at: now,
+    connection_state: "NEW",
+    start_deadline_at: new Date(now.getTime() + 60_000),
+    ...fields,
   };
 }
 
@@ -73,14 +65,14 @@ function counted(db: Kysely<SessionsDatabase>) {
 }
 
 describe("CreationBatch", () => {
-  it("inserts the creations of one turn in one statement, each row with its notice and its outbox event", async () => {
+  it("inserts the creations of one turn in one statement, each row with its notice", async () => {
     const { db, counter } = counted(t.db);
     const batch = new CreationBatch(db);
     const items = Array.from({ length: 12 }, () => newCreated());
     const rows = await Promise.all(items.map((item) => batch.insert(item)));
     expect(counter.statements).toBe(1);
-    expect(rows.map((r) => r?.id)).toEqual(items.map((i) => i.values.id));
-    const ids = items.map((i) => i.values.id);
+    expect(rows.map((r) => r?.id)).toEqual(items.map((i) => i.id));
+    const ids = items.map((i) => i.id);
     const notices = await t.db
       .selectFrom("session_events")
       .select(["session_id", "type"])
@@ -88,19 +80,14 @@ describe("CreationBatch", () => {
       .execute();
     expect(notices).toHaveLength(12);
     expect(new Set(notices.map((n) => n.type))).toEqual(new Set(["session.created"]));
-    const outbox = await t.db.selectFrom("outbox").select(["msg_id", "subject"]).execute();
-    for (const id of ids) {
-      expect(outbox.filter((o) => o.msg_id === `${id}.created`)).toEqual([
-        { msg_id: `${id}.created`, subject: topics.sessionCreated.subject },
-      ]);
-    }
+    expect(new Set(notices.map((n) => n.session_id))).toEqual(new Set(ids));
   });
 
   it("takes at most maxRows per statement, and an id once: a second creation of it finds the row made", async () => {
     const { db, counter } = counted(t.db);
     const batch = new CreationBatch(db, 4);
     const first = newCreated();
-    const again: NewCreated = { ...first, values: { ...first.values, space_id: randomUUID() } };
+    const again: NewSessionValues = { ...first, space_id: randomUUID() };
     const others = Array.from({ length: 5 }, () => newCreated());
     const [a, b, ...rest] = await Promise.all([first, again, ...others].map((i) => batch.insert(i)));
     expect(a?.space_id).toBe(SPACE_A);
@@ -114,7 +101,7 @@ describe("CreationBatch", () => {
     const good = [newCreated(), newCreated()];
     const bad = newCreated({ connection_state: "NOT_A_STATE" as never });
     const outcomes = await Promise.allSettled(
-      [good[0], bad, good[1]].map((i) => batch.insert(i as NewCreated)),
+      [good[0], bad, good[1]].map((i) => batch.insert(i as NewSessionValues)),
     );
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     const stored = await t.db
@@ -123,22 +110,25 @@ describe("CreationBatch", () => {
       .where(
         "id",
         "in",
-        [...good, bad].map((i) => i.values.id),
+        [...good, bad].map((i) => i.id),
       )
       .execute();
-    expect(stored.map((s) => s.id).sort()).toEqual(good.map((i) => i.values.id).sort());
+    expect(stored.map((s) => s.id).sort()).toEqual(good.map((i) => i.id).sort());
   });
 
-  it("serves concurrent CreateSession calls of the service, each answered and announced", async () => {
+  it("serves concurrent CreateSession calls of the service, each answered and stored", async () => {
     const h = harness(t.db);
-    const seen = new Set<string>();
-    const consumer = await consumeEvent(h.bus, topics.sessionCreated, "creation-batch-test", (e) => {
-      if (e.session) seen.add(e.session.id);
-    });
     const sessions = await Promise.all(Array.from({ length: 10 }, () => newSession(h.client)));
-    await h.app.scheduler.runOnce();
-    await eventually(async () => expect(seen.size).toBe(10));
-    expect([...seen].sort()).toEqual(sessions.map((s) => s.id).sort());
-    await consumer.unsubscribe();
+    const stored = await t.db
+      .selectFrom("sessions")
+      .select(["id", "state"])
+      .where(
+        "id",
+        "in",
+        sessions.map((s) => s.id),
+      )
+      .execute();
+    expect(stored.map((r) => r.id).sort()).toEqual(sessions.map((s) => s.id).sort());
+    expect(new Set(stored.map((r) => r.state))).toEqual(new Set(["CREATED"]));
   });
 });
