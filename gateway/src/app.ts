@@ -203,8 +203,13 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       clients: deps.clients,
       bus: deps.bus,
       log,
-      baseUrl: publicBaseUrl(req, config, publicHosts, trust),
-      https: requestIsHttps(req, trust),
+      // Worked out only for the routes that read them (most do not).
+      get baseUrl() {
+        return publicBaseUrl(req, config, publicHosts, trust);
+      },
+      get https() {
+        return requestIsHttps(req, trust);
+      },
       url,
       requestId,
       setCookie: (cookie) => cookies.push(cookie),

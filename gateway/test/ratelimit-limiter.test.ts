@@ -31,7 +31,7 @@ function recordingLogger() {
 }
 
 /** A store that counts its calls and behaves as `impl` says. */
-function scriptedStore(impl: (key: string, windowId: number) => Promise<number>) {
+function scriptedStore(impl: (key: string, windowId: number) => number | Promise<number>) {
   const store = {
     calls: 0,
     increment(key: string, windowId: number) {

@@ -1,16 +1,34 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
 
-/** Reads the whole request body, refusing more than `maxBytes` with 413. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * Reads the whole request body, refusing more than `maxBytes` with 413. Listeners rather than `for await`:
+ * a stream's async iterator cost ~2 % of a token mint.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) throw new HttpError(413, "Request body too large");
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new HttpError(413, "Request body too large");
-    chunks.push(chunk as Buffer);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    return Promise.reject(new HttpError(413, "Request body too large"));
   }
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err?: unknown) => {
+      req.off("data", onData).off("end", onEnd).off("error", done).off("close", onClose);
+      if (err !== undefined) reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      done(new HttpError(413, "Request body too large"));
+      req.destroy();
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => done(new Error("request closed before its body ended"));
+    req.on("data", onData).on("end", onEnd).on("error", done).on("close", onClose);
+  });
 }

@@ -134,13 +134,16 @@ export class RateLimiter {
   }
 
   async #incrementWithTimeout(key: string, windowId: number): Promise<number> {
+    const answer = this.#store.increment(key, windowId);
+    // A store in memory has answered already: no timer to arm and clear for every request.
+    if (typeof answer === "number") return answer;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StoreTimeoutError(this.#storeTimeoutMs)), this.#storeTimeoutMs);
     });
     try {
       // Promise.race also handles a late rejection of the abandoned store call.
-      return await Promise.race([this.#store.increment(key, windowId), timeout]);
+      return await Promise.race([answer, timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -8,7 +8,7 @@ export class MemoryCounterStore implements CounterStore {
   readonly #windows = new Map<number, Map<string, number>>();
   #newestWindowId = Number.NEGATIVE_INFINITY;
 
-  async increment(key: string, windowId: number): Promise<number> {
+  increment(key: string, windowId: number): number {
     if (windowId > this.#newestWindowId) {
       this.#newestWindowId = windowId;
       for (const id of this.#windows.keys()) {

@@ -2,7 +2,8 @@
 export interface CounterStore {
   /**
    * Adds one hit to `key` in window `windowId` and returns the count after adding it (1 for the first hit).
-   * `key` already identifies the caller and endpoint; `windowId` is floor(epoch ms / 1000).
+   * `key` already identifies the caller and endpoint; `windowId` is floor(epoch ms / 1000). A store in
+   * memory answers at once (a number), a remote one later (a promise, which the limiter times out).
    */
-  increment(key: string, windowId: number): Promise<number>;
+  increment(key: string, windowId: number): number | Promise<number>;
 }
