@@ -9,7 +9,15 @@ import { type Logger, runWithRequestContext } from "../src/log.js";
 import { freePort } from "../src/net.js";
 import { REQUEST_ID_HEADER } from "../src/request-id.js";
 import { type Listening, listen, type ServiceApp, serviceHandler } from "../src/server.js";
-import { collectingLogger, type Gate, gate, settledWithin, testIdentity, waitFor } from "./support.js";
+import {
+  caught,
+  collectingLogger,
+  type Gate,
+  gate,
+  settledWithin,
+  testIdentity,
+  waitFor,
+} from "./support.js";
 
 /**
  * A service on a real port whose handlers misbehave on purpose. The catalog contract only lends its
@@ -78,15 +86,6 @@ async function startHarness(options: { withReady?: boolean } = {}): Promise<Harn
   running.push(listening);
   listening.setHandler(serviceHandler(app, log, testIdentity("catalog")));
   return { listening, log, records, slow, slowStarted: () => started, ready };
-}
-
-async function caught(promise: Promise<unknown>): Promise<ConnectError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConnectError);
-  return err as ConnectError;
 }
 
 describe("listen", () => {
