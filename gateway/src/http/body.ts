@@ -19,7 +19,10 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= maxBytes) return void chunks.push(chunk);
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
       done(new HttpError(413, "Request body too large"));
       req.destroy();
     };

@@ -15,12 +15,17 @@ import {
  * signals and a race per body chunk: together 100-170 µs of CPU a call more than this (2026-11-24).
  * Connections are kept alive in `agent`'s pool. Errors are Connect's, as connect-node's client makes
  * them: a peer that cannot be reached is Unavailable, a connection cut mid-call Aborted, and a call
- * whose signal fires (its deadline, or its caller gave up) fails with the signal's reason.
+ * whose signal fires (its deadline, or its caller gave up) fails with the signal's reason. Two socket
+ * errors connect-node leaves as Internal are named here too: EHOSTUNREACH (Unavailable, as a refused
+ * connection) and EPIPE (Aborted, as a reset one).
  */
+/** For a call made without a signal (Connect's transport always passes one). */
+const NEVER_ABORTED = new AbortController().signal;
+
 export function http1UnaryClient(agent: http.Agent = http.globalAgent): UniversalClientFn {
   return async (req) => {
     const body = await collect(req.body);
-    const signal = req.signal ?? new AbortController().signal;
+    const signal = req.signal ?? NEVER_ABORTED;
     return new Promise<UniversalClientResponse>((resolve, reject) => {
       if (signal.aborted) return reject(getAbortSignalReason(signal));
       const request = http.request(req.url, {
@@ -40,7 +45,6 @@ export function http1UnaryClient(agent: http.Agent = http.globalAgent): Universa
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("error", fail);
-        response.on("aborted", () => fail(new ConnectError("the response was cut short", Code.Aborted)));
         response.on("end", () => {
           signal.removeEventListener("abort", onAbort);
           resolve({

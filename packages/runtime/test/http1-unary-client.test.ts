@@ -91,6 +91,8 @@ describe.each([
     expect(res.languages[1]?.language).toBe(BIG);
     const avatar = await client.getAvatar({ avatarId: "a1", spaceId: "s1" });
     expect(avatar.avatar).toMatchObject({ id: "a1", name: "s1" });
+    // A request larger than one socket write.
+    expect((await client.getAvatar({ avatarId: BIG })).avatar?.id).toBe(BIG);
   });
 
   it("passes the handler's error on with its code, message and detail", async () => {
@@ -124,7 +126,7 @@ describe.each([
   it("fails, not hangs, when the peer dies in the middle of its answer", async () => {
     const client = createClient(CatalogService, transport(url));
     const err = await caught(client.listPublicAvatars({}));
-    expect([Code.Aborted, Code.Unavailable, Code.Internal]).toContain(err.code);
+    expect(err.code).toBe(Code.Aborted);
   });
 });
 

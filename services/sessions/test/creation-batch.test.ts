@@ -24,7 +24,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-function newCreated(fields: Partial<NewSessionValues> = {}): NewSessionValues {
+function newValues(fields: Partial<NewSessionValues> = {}): NewSessionValues {
   // The time of the service's test clock, which this file's harness also runs on.
   const now = new TestClock().now();
   return {
@@ -68,7 +68,7 @@ describe("CreationBatch", () => {
   it("inserts the creations of one turn in one statement, each row with its notice", async () => {
     const { db, counter } = counted(t.db);
     const batch = new CreationBatch(db);
-    const items = Array.from({ length: 12 }, () => newCreated());
+    const items = Array.from({ length: 12 }, () => newValues());
     const rows = await Promise.all(items.map((item) => batch.insert(item)));
     expect(counter.statements).toBe(1);
     expect(rows.map((r) => r?.id)).toEqual(items.map((i) => i.id));
@@ -86,9 +86,9 @@ describe("CreationBatch", () => {
   it("takes at most maxRows per statement, and an id once: a second creation of it finds the row made", async () => {
     const { db, counter } = counted(t.db);
     const batch = new CreationBatch(db, 4);
-    const first = newCreated();
+    const first = newValues();
     const again: NewSessionValues = { ...first, space_id: randomUUID() };
-    const others = Array.from({ length: 5 }, () => newCreated());
+    const others = Array.from({ length: 5 }, () => newValues());
     const [a, b, ...rest] = await Promise.all([first, again, ...others].map((i) => batch.insert(i)));
     expect(a?.space_id).toBe(SPACE_A);
     expect(b).toBeUndefined();
@@ -98,8 +98,8 @@ describe("CreationBatch", () => {
 
   it("fails only the creation the database refuses when a shared statement fails", async () => {
     const batch = new CreationBatch(t.db);
-    const good = [newCreated(), newCreated()];
-    const bad = newCreated({ connection_state: "NOT_A_STATE" as never });
+    const good = [newValues(), newValues()];
+    const bad = newValues({ connection_state: "NOT_A_STATE" as never });
     const outcomes = await Promise.allSettled(
       [good[0], bad, good[1]].map((i) => batch.insert(i as NewSessionValues)),
     );
