@@ -1,4 +1,5 @@
 export * from "./bus.js";
+export * from "./call-errors.js";
 export * from "./clients.js";
 export * from "./config.js";
 export * from "./db.js";
@@ -37,4 +38,5 @@ export * from "./session-names.js";
 export * from "./session-token.js";
 export * from "./shutdown.js";
 export * from "./tracing/index.js";
+export * from "./turn-batch.js";
 export * from "./webhook-event-types.js";

@@ -37,6 +37,7 @@ export const allowedCallers: CallerTable = {
   },
   sessions: {
     CreateSession: ["tokens"],
+    CreateSessionsBatch: ["tokens"],
     // The operator inspects a session (avatarctl, the chaos drills).
     GetSession: ["gateway", "memory", operator],
     ListSessions: ["gateway"],

@@ -1,3 +1,4 @@
+import { type Pending, TurnBatch } from "@avatar/runtime";
 import { CompiledQuery, type Insertable, type Kysely, type Transaction } from "kysely";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 
@@ -74,12 +75,6 @@ export async function insertCreated(db: Db, batch: readonly NewSessionValues[]):
   return rows;
 }
 
-interface Waiting {
-  item: NewSessionValues;
-  resolve(row: SessionRow | undefined): void;
-  reject(err: unknown): void;
-}
-
 /**
  * New sessions inserted together (group commit): the creations that reach it in the same turn of the
  * event loop share one statement, one round trip and one commit. Under load that is several mints per
@@ -89,51 +84,23 @@ interface Waiting {
  * row fails only its own caller.
  */
 export class CreationBatch {
-  private queue: Waiting[] = [];
-  private scheduled = false;
+  private readonly batch: TurnBatch<NewSessionValues, SessionRow | undefined>;
 
   constructor(
     private readonly db: Kysely<SessionsDatabase>,
     /** The most rows one statement takes (and so the most statement texts Postgres keeps prepared). */
-    private readonly maxRows = 32,
-  ) {}
+    maxRows = 32,
+  ) {
+    // An id at most once per statement: a retried creation of the same id waits for the next one,
+    // where it finds the row the first one made.
+    this.batch = new TurnBatch((waiting) => this.flush(waiting), { maxItems: maxRows, key: (v) => v.id });
+  }
 
   insert(item: NewSessionValues): Promise<SessionRow | undefined> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      this.schedule();
-    });
+    return this.batch.add(item);
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.queue.length === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush(this.take());
-      this.schedule();
-    });
-  }
-
-  /**
-   * The next statement's creations: up to maxRows, and an id at most once (a retried creation of the
-   * same id waits for the next statement, where it finds the row the first one made).
-   */
-  private take(): Waiting[] {
-    const ids = new Set<string>();
-    const taken: Waiting[] = [];
-    const left: Waiting[] = [];
-    for (const w of this.queue) {
-      if (taken.length < this.maxRows && !ids.has(w.item.id)) {
-        ids.add(w.item.id);
-        taken.push(w);
-      } else left.push(w);
-    }
-    this.queue = left;
-    return taken;
-  }
-
-  private async flush(batch: Waiting[]): Promise<void> {
+  private async flush(batch: Pending<NewSessionValues, SessionRow | undefined>[]): Promise<void> {
     try {
       const rows = await insertCreated(
         this.db,

@@ -102,7 +102,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     takeover,
     onDatabase,
   });
-  const service = sessionsService({ db: deps.db, lifecycle, outbox, takeover, now, rooms });
+  const service = sessionsService({ db: deps.db, lifecycle, outbox, takeover, now, rooms, log: deps.log });
   let roomsConsumer: Subscription | undefined;
   let unmeter: (() => void) | undefined;
   return {

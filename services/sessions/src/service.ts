@@ -1,12 +1,14 @@
 import {
+  type CreateSessionRequest,
   SessionEndReason,
   type SessionEvent,
   SessionListType,
-  type SessionsService,
+  SessionsService,
   TranscriptWrittenSchema,
 } from "@avatar/contracts/sessions";
-import type { EndReasonName } from "@avatar/runtime";
+import type { EndReasonName, Logger } from "@avatar/runtime";
 import {
+  callErrorOf,
   conflict,
   endReasonFromProto,
   enqueueEvent,
@@ -51,12 +53,17 @@ export interface SessionsServiceDeps {
   outbox: OutboxPublisher;
   takeover: SessionTakeover;
   now: () => Date;
+  /** Where a batch call's failed items are logged (the server logs the failures of whole calls). */
+  log: Logger;
   /** The deployment's transportA session rooms, when it has a transportA server. */
   rooms?: SessionRooms | undefined;
 }
 
 /** Most entries or events one append takes. */
 const MAX_APPEND = 1000;
+/** Most creations one CreateSessionsBatch takes. */
+export const MAX_CREATIONS_BATCH = 256;
+const CREATE_BATCH_PROCEDURE = `/${SessionsService.typeName}/${SessionsService.method.createSessionsBatch.name}`;
 const MAX_TRANSCRIPT_CHARS = 100_000;
 const MAX_IDEMPOTENCY_KEY = 200;
 
@@ -112,17 +119,38 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
     return row;
   }
 
+  const createOne = (req: CreateSessionRequest) =>
+    lifecycle.create({
+      sessionId: req.sessionId,
+      spaceId: req.spaceId,
+      apiKeyId: req.apiKeyId,
+      config: req.config,
+      maxSessionDuration: req.maxSessionDuration,
+      embedAdmission: req.embedAdmission,
+    });
+
   return {
     async createSession(req) {
-      const row = await lifecycle.create({
-        sessionId: req.sessionId,
-        spaceId: req.spaceId,
-        apiKeyId: req.apiKeyId,
-        config: req.config,
-        maxSessionDuration: req.maxSessionDuration,
-        embedAdmission: req.embedAdmission,
-      });
-      return { session: present(row) };
+      return { session: present(await createOne(req)) };
+    },
+
+    async createSessionsBatch(req) {
+      if (req.sessions.length > MAX_CREATIONS_BATCH) {
+        throw invalidRequest(`at most ${MAX_CREATIONS_BATCH} sessions per call`, { field: "sessions" });
+      }
+      // Started together, so that the creation batch inserts them in one statement.
+      const outcomes = await Promise.all(
+        req.sessions.map((item) =>
+          createOne(item).then(
+            (row) => ({ sessionId: row.id }),
+            (err: unknown) => ({
+              sessionId: item.sessionId,
+              error: callErrorOf(err, deps.log, CREATE_BATCH_PROCEDURE),
+            }),
+          ),
+        ),
+      );
+      return { outcomes };
     },
 
     async getSession(req) {

@@ -1,10 +1,19 @@
 import { randomUUID } from "node:crypto";
+import { SessionMode } from "@avatar/contracts/common";
+import { connectErrorOf, errorDetailOf } from "@avatar/runtime";
+import { Code } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreationBatch, type NewSessionValues } from "../src/created-insert.js";
 import type { SessionsDatabase } from "../src/schema.js";
+import { MAX_CREATIONS_BATCH } from "../src/service.js";
 import {
+  API_KEY_ID,
   AVATAR,
+  config,
+  defined,
+  failure,
+  type Harness,
   harness,
   newSession,
   openSessionsDb,
@@ -130,5 +139,74 @@ describe("CreationBatch", () => {
       .execute();
     expect(stored.map((r) => r.id).sort()).toEqual(sessions.map((s) => s.id).sort());
     expect(new Set(stored.map((r) => r.state))).toEqual(new Set(["CREATED"]));
+  });
+});
+
+describe("CreateSessionsBatch", () => {
+  const request = (fields: Partial<Parameters<Harness["client"]["createSession"]>[0]> = {}) => ({
+    sessionId: randomUUID(),
+    spaceId: SPACE_A,
+    apiKeyId: API_KEY_ID,
+    config: config({ mode: SessionMode.LITE }),
+    maxSessionDuration: 600,
+    ...fields,
+  });
+
+  it("creates each session as CreateSession would, and answers each refusal on its own with its field", async () => {
+    const h = harness(t.db);
+    const good = [request(), request()] as const;
+    const badAvatar = request({ config: config({ avatarId: "not-a-uuid" }) });
+    const noConfig = request({ config: undefined });
+    const res = await h.client.createSessionsBatch({ sessions: [good[0], badAvatar, good[1], noConfig] });
+    expect(res.outcomes.map((o) => o.sessionId)).toEqual(
+      [good[0], badAvatar, good[1], noConfig].map((r) => r?.sessionId),
+    );
+    expect(res.outcomes.map((o) => o.error === undefined)).toEqual([true, false, true, false]);
+    const refused = res.outcomes.filter((o) => o.error).map((o) => connectErrorOf(defined(o.error)));
+    expect(refused.map((e) => [e.code, errorDetailOf(e)?.field])).toEqual([
+      [Code.InvalidArgument, "config.avatar_id"],
+      [Code.InvalidArgument, "config"],
+    ]);
+    const stored = await t.db
+      .selectFrom("sessions")
+      .select(["id", "mode", "api_key_id"])
+      .where(
+        "id",
+        "in",
+        [...good, badAvatar, noConfig].map((r) => r.sessionId),
+      )
+      .execute();
+    expect(stored.map((r) => r.id).sort()).toEqual(good.map((r) => r.sessionId).sort());
+    expect(new Set(stored.map((r) => `${r.mode} ${r.api_key_id}`))).toEqual(new Set([`LITE ${API_KEY_ID}`]));
+  });
+
+  it("answers a retried creation with its session and refuses its id in another space", async () => {
+    const h = harness(t.db);
+    const first = request();
+    await h.client.createSession(first);
+    const res = await h.client.createSessionsBatch({
+      sessions: [first, { ...first, spaceId: randomUUID() }],
+    });
+    expect(res.outcomes[0]?.error).toBeUndefined();
+    expect(res.outcomes[1]?.error?.code).toBe(Code.AlreadyExists);
+  });
+
+  it("answers an empty batch with no outcomes and refuses more than it takes", async () => {
+    const h = harness(t.db);
+    expect((await h.client.createSessionsBatch({ sessions: [] })).outcomes).toEqual([]);
+    const tooMany = Array.from({ length: MAX_CREATIONS_BATCH + 1 }, () => request());
+    const err = await failure(h.client.createSessionsBatch({ sessions: tooMany }));
+    expect(err.code).toBe(Code.InvalidArgument);
+    expect(errorDetailOf(err)?.field).toBe("sessions");
+    const stored = await t.db
+      .selectFrom("sessions")
+      .select("id")
+      .where(
+        "id",
+        "in",
+        tooMany.map((r) => r.sessionId),
+      )
+      .execute();
+    expect(stored).toEqual([]);
   });
 });

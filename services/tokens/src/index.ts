@@ -6,12 +6,14 @@ import { mintService } from "./mint.js";
 import { readMintSettings } from "./mint-settings.js";
 import type { TokensDatabase } from "./schema.js";
 import { tokensAdminService } from "./service.js";
+import { batchedSessionCreation } from "./session-creations.js";
 import { SessionTokenSigner } from "./signing-keys.js";
 import { cachedSpaces } from "./space-cache.js";
 
 export { type MintDeps, mintSessionToken } from "./mint.js";
 export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint-settings.js";
 export type { TokensDatabase } from "./schema.js";
+export { batchedSessionCreation, type CreateSession } from "./session-creations.js";
 export { tierLimits } from "./tiers.js";
 
 export interface TokensOptions {
@@ -37,6 +39,11 @@ export async function build(
     avatars,
     signer,
     clients: deps.clients,
+    // The sessions client is taken at the first call, not while the service builds.
+    createSession: batchedSessionCreation({
+      createSession: (req) => deps.clients.sessions.createSession(req),
+      createSessionsBatch: (req) => deps.clients.sessions.createSessionsBatch(req),
+    }),
     log: deps.log,
     settings,
   });

@@ -26,6 +26,7 @@ import { resolveMemory } from "./resolve-memory.js";
 import { resolveSessionConfig } from "./resolve-session.js";
 import { checkRequestRules } from "./rules.js";
 import type { TokensDatabase } from "./schema.js";
+import type { CreateSession } from "./session-creations.js";
 import type { SessionTokenSigner } from "./signing-keys.js";
 import type { SpaceLookup } from "./space-cache.js";
 
@@ -37,6 +38,8 @@ export interface MintDeps {
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
   signer: Pick<SessionTokenSigner, "sign" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
+  /** Creates the session record; the sessions client's CreateSession when absent. */
+  createSession?: CreateSession;
   log: Logger;
   settings: MintSettings;
   languages?: LanguageCodes;
@@ -94,8 +97,10 @@ export async function mintSessionToken(
     }),
   );
 
+  const createSession: CreateSession =
+    deps.createSession ?? (async (r) => void (await sessions.createSession(r)));
   try {
-    await sessions.createSession({
+    await createSession({
       sessionId,
       spaceId: space.id,
       apiKeyId: req.apiKeyId,

@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file avatar/common/v1/errors.proto.
  */
 export const file_avatar_common_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("Ch1hdmF0YXIvY29tbW9uL3YxL2Vycm9ycy5wcm90bxIQYXZhdGFyLmNvbW1vbi52MSJfCgtFcnJvckRldGFpbBIOCgZyZWFzb24YASABKAkSDQoFZmllbGQYAiABKAkSMQoGaXNzdWVzGAMgAygLMiEuYXZhdGFyLmNvbW1vbi52MS5WYWxpZGF0aW9uSXNzdWUioQEKD1ZhbGlkYXRpb25Jc3N1ZRImCgNsb2MYASADKAsyGS5hdmF0YXIuY29tbW9uLnYxLkxvY1BhcnQSCwoDbXNnGAIgASgJEgwKBHR5cGUYAyABKAkSJQoFaW5wdXQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJAoDY3R4GAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIxCgdMb2NQYXJ0Eg0KA2tleRgBIAEoCUgAEg8KBWluZGV4GAIgASgFSABCBgoEcGFydGIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("Ch1hdmF0YXIvY29tbW9uL3YxL2Vycm9ycy5wcm90bxIQYXZhdGFyLmNvbW1vbi52MSJfCgtFcnJvckRldGFpbBIOCgZyZWFzb24YASABKAkSDQoFZmllbGQYAiABKAkSMQoGaXNzdWVzGAMgAygLMiEuYXZhdGFyLmNvbW1vbi52MS5WYWxpZGF0aW9uSXNzdWUioQEKD1ZhbGlkYXRpb25Jc3N1ZRImCgNsb2MYASADKAsyGS5hdmF0YXIuY29tbW9uLnYxLkxvY1BhcnQSCwoDbXNnGAIgASgJEgwKBHR5cGUYAyABKAkSJQoFaW5wdXQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJAoDY3R4GAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCIxCgdMb2NQYXJ0Eg0KA2tleRgBIAEoCUgAEg8KBWluZGV4GAIgASgFSABCBgoEcGFydCJZCglDYWxsRXJyb3ISDAoEY29kZRgBIAEoBRIPCgdtZXNzYWdlGAIgASgJEi0KBmRldGFpbBgDIAEoCzIdLmF2YXRhci5jb21tb24udjEuRXJyb3JEZXRhaWxiBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * ErrorDetail is attached to every domain error a service returns. The gateway maps the Connect code to
@@ -119,4 +119,34 @@ export type LocPart = Message<"avatar.common.v1.LocPart"> & {
  */
 export const LocPartSchema: GenMessage<LocPart> = /*@__PURE__*/
   messageDesc(file_avatar_common_v1_errors, 2);
+
+/**
+ * CallError is one item's failure in the answer of a batch call: what a call of its own would have
+ * failed with (the Connect code number, the message and the domain detail when there is one).
+ *
+ * @generated from message avatar.common.v1.CallError
+ */
+export type CallError = Message<"avatar.common.v1.CallError"> & {
+  /**
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * @generated from field: avatar.common.v1.ErrorDetail detail = 3;
+   */
+  detail?: ErrorDetail | undefined;
+};
+
+/**
+ * Describes the message avatar.common.v1.CallError.
+ * Use `create(CallErrorSchema)` to create a new message.
+ */
+export const CallErrorSchema: GenMessage<CallError> = /*@__PURE__*/
+  messageDesc(file_avatar_common_v1_errors, 3);
 

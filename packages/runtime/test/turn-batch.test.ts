@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { type Pending, TurnBatch } from "../src/turn-batch.js";
+
+/** Items added in one turn of the event loop reach `flush` together; each caller gets its own answer. */
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A batch whose flush doubles each item and records the batches it was given. */
+function doubling(options: { maxItems: number; key?: (n: number) => string }) {
+  const batches: number[][] = [];
+  const batch = new TurnBatch<number, number>(async (waiting: Pending<number, number>[]) => {
+    batches.push(waiting.map((w) => w.item));
+    for (const w of waiting) w.resolve(w.item * 2);
+  }, options);
+  return { batch, batches };
+}
+
+describe("TurnBatch", () => {
+  it("hands the items of one turn to one flush and the next turn's to another", async () => {
+    const { batch, batches } = doubling({ maxItems: 10 });
+    const first = [1, 2, 3].map((n) => batch.add(n));
+    await nextTurn();
+    const second = [4, 5].map((n) => batch.add(n));
+    expect(await Promise.all([...first, ...second])).toEqual([2, 4, 6, 8, 10]);
+    expect(batches).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+  });
+
+  it("takes at most maxItems per flush, in the order they came", async () => {
+    const { batch, batches } = doubling({ maxItems: 2 });
+    expect(await Promise.all([1, 2, 3, 4, 5].map((n) => batch.add(n)))).toEqual([2, 4, 6, 8, 10]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it("never puts two items of one key in one flush: the later waits for the next", async () => {
+    const { batch, batches } = doubling({ maxItems: 10, key: (n) => String(n % 2) });
+    await Promise.all([1, 3, 2, 5, 4].map((n) => batch.add(n)));
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it("fails the items a throwing flush left unanswered with its error, and keeps the answers it gave", async () => {
+    const failure = new Error("the call failed");
+    const batch = new TurnBatch<number, number>(
+      async (waiting) => {
+        waiting[0]?.resolve(1);
+        throw failure;
+      },
+      { maxItems: 10 },
+    );
+    const outcomes = await Promise.allSettled([batch.add(1), batch.add(2), batch.add(3)]);
+    expect(outcomes).toEqual([
+      { status: "fulfilled", value: 1 },
+      { status: "rejected", reason: failure },
+      { status: "rejected", reason: failure },
+    ]);
+  });
+
+  it("keeps serving after a failed flush", async () => {
+    let calls = 0;
+    const batch = new TurnBatch<number, number>(
+      async (waiting) => {
+        if (calls++ === 0) throw new Error("first fails");
+        for (const w of waiting) w.resolve(w.item);
+      },
+      { maxItems: 10 },
+    );
+    await expect(batch.add(1)).rejects.toThrow("first fails");
+    expect(await batch.add(2)).toBe(2);
+  });
+});
