@@ -181,8 +181,9 @@ describe("observing a FULL sandbox session", () => {
       procedure: "avatar.sessions.v1.SessionsService/StartSession",
       code: "ok",
     });
+    // The gateway's mints go to the tokens service in batches (api/token-mints.ts).
     atLeastOne("avatar_rpc_client_requests_total", {
-      procedure: "avatar.tokens.v1.TokensService/MintSessionToken",
+      procedure: "avatar.tokens.v1.TokensService/MintSessionTokensBatch",
     });
     atLeastOne("avatar_sessions_started_total", { mode: "FULL" });
     atLeastOne("avatar_sessions_ended_total", { mode: "FULL", end_reason: "USER_CLOSED" });

@@ -32,6 +32,7 @@ export const allowedCallers: CallerTable = {
     GetSigningKeys: ["gateway"],
     RotateSigningKey: [operator],
     MintSessionToken: ["gateway"],
+    MintSessionTokensBatch: ["gateway"],
     MintEmbedSessionToken: ["gateway"],
     VerifySessionToken: ["gateway", operator],
   },

@@ -6,12 +6,21 @@ import {
   SessionSource,
 } from "@avatar/contracts/common";
 import { EmbedAdmissionSchema, SessionEndReason } from "@avatar/contracts/sessions";
-import type {
-  MintSessionTokenRequest,
-  MintSessionTokenResponse,
+import {
+  type MintSessionTokenRequest,
+  type MintSessionTokenResponse,
   TokensService,
 } from "@avatar/contracts/tokens";
-import { type Clients, invalidRequest, isUuid, type Logger, notFound } from "@avatar/runtime";
+import {
+  type Clients,
+  callErrorOf,
+  invalidRequest,
+  isUuid,
+  type Logger,
+  notFound,
+  requestIdFrom,
+  runWithRequestContext,
+} from "@avatar/runtime";
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
@@ -46,6 +55,10 @@ export interface MintDeps {
 }
 
 type Minted = Pick<MintSessionTokenResponse, "sessionId" | "sessionToken">;
+
+/** Most mints one MintSessionTokensBatch takes. */
+export const MAX_MINTS_BATCH = 256;
+const MINT_BATCH_PROCEDURE = `/${TokensService.typeName}/${TokensService.method.mintSessionTokensBatch.name}`;
 
 /**
  * MintSessionToken: every rule is checked and every reference resolved before anything is created; then
@@ -125,13 +138,34 @@ export async function mintSessionToken(
 /** The MintSessionToken and MintEmbedSessionToken part of TokensService. */
 export function mintService(
   deps: MintDeps,
-): Pick<ServiceImpl<typeof TokensService>, "mintSessionToken" | "mintEmbedSessionToken"> {
+): Pick<
+  ServiceImpl<typeof TokensService>,
+  "mintSessionToken" | "mintSessionTokensBatch" | "mintEmbedSessionToken"
+> {
   // The catalog client is taken at the first call, not while the service builds.
   const languages =
     deps.languages ?? new LanguageCodes({ listLanguages: (r) => deps.clients.catalog.listLanguages(r) });
   const withCache: MintDeps = { ...deps, languages };
   return {
     mintSessionToken: (req) => mintSessionToken(withCache, req),
+    async mintSessionTokensBatch(req) {
+      if (req.mints.length > MAX_MINTS_BATCH) {
+        throw invalidRequest(`at most ${MAX_MINTS_BATCH} mints per call`, { field: "mints" });
+      }
+      // Started together, so that their session records are created in one call.
+      const outcomes = await Promise.all(
+        req.mints.map((mint, i) =>
+          // The failure is logged inside the mint's own request context, with its request id.
+          runWithRequestContext({ requestId: requestIdFrom(req.requestIds[i]) }, () =>
+            mintSessionToken(withCache, mint).then(
+              (minted) => ({ minted }),
+              (err: unknown) => ({ error: callErrorOf(err, deps.log, MINT_BATCH_PROCEDURE) }),
+            ),
+          ),
+        ),
+      );
+      return { outcomes };
+    },
     mintEmbedSessionToken: (req) => mintEmbedSessionToken(withCache, req),
   };
 }

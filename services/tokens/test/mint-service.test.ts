@@ -10,6 +10,7 @@ import { Tier, TokensService } from "@avatar/contracts/tokens";
 import {
   type Clients,
   connectBus,
+  createLogger,
   errorDetailOf,
   issueToJson,
   listen,
@@ -109,6 +110,41 @@ function behavesAsMint(level: () => { tokens: Client<typeof TokensService>; worl
       },
     ]);
   });
+
+  it("a batch mints each on its own: a token, a 404 and a 422, each with its detail on the wire", async () => {
+    const { tokens, world } = level();
+    const apiKeyId = "a0000000-0000-4000-8000-000000000000";
+    const res = await tokens.mintSessionTokensBatch({
+      mints: [
+        { spaceId, apiKeyId, request: { mode: SessionMode.LITE, avatarId } },
+        { spaceId, request: { mode: SessionMode.FULL, avatarId: "b0000000-0000-4000-8000-000000000000" } },
+        { spaceId, request: { mode: SessionMode.FULL, avatarId, maxSessionDuration: 1801 } },
+      ],
+      requestIds: ["req-1", "req-2"],
+    });
+    const [minted, missing, tooLong] = res.outcomes;
+    expect(minted?.error).toBeUndefined();
+    expect(world.sessions.map((s) => s.session.id)).toContain(minted?.minted?.sessionId);
+    const { keys } = await tokens.getSigningKeys({});
+    const jwks = { keys: keys.map((k) => ({ ...(JSON.parse(k.publicJwk) as JWK), kid: k.kid, alg: k.alg })) };
+    const claims = await verifySessionToken(minted?.minted?.sessionToken ?? "", jwks, new Date());
+    expect([claims.sub, claims.api_key_id]).toEqual([minted?.minted?.sessionId, apiKeyId]);
+    expect(missing?.minted).toBeUndefined();
+    expect([missing?.error?.code, missing?.error?.detail?.field]).toEqual([Code.NotFound, "avatar_id"]);
+    expect(tooLong?.error?.code).toBe(Code.InvalidArgument);
+    expect(tooLong?.error?.detail?.issues.map(issueToJson)[0]?.loc).toEqual(["body", "max_session_duration"]);
+  });
+
+  it("a batch of more mints than it takes is refused whole", async () => {
+    const { tokens, world } = level();
+    const before = world.sessions.length;
+    const mint = { spaceId, request: { mode: SessionMode.LITE, avatarId } };
+    const err = await failure(
+      tokens.mintSessionTokensBatch({ mints: Array.from({ length: 257 }, () => mint) }),
+    );
+    expect([err.code, errorDetailOf(err)?.field]).toEqual([Code.InvalidArgument, "mints"]);
+    expect(world.sessions.length).toBe(before);
+  });
 }
 
 describe("over createRouterTransport", () => {
@@ -161,4 +197,38 @@ describe("on a real server", () => {
   });
 
   behavesAsMint(() => ({ tokens, world }));
+});
+
+describe("a batch's request ids", () => {
+  let testDb: ServiceTestDb<TokensDatabase>;
+  const world = new World();
+  const lines: Record<string, unknown>[] = [];
+  let tokens: Client<typeof TokensService>;
+
+  beforeAll(async () => {
+    testDb = await openServiceDb<TokensDatabase>("tokens", migrations, 3);
+    const log = createLogger({ sink: (line) => lines.push(JSON.parse(line)) });
+    const bus = await connectBus({}, "test", silentLogger);
+    const app = await tokensModule.build({ db: testDb.db, bus, log, clients: clientsFor(world), env });
+    tokens = createClient(
+      TokensService,
+      createRouterTransport((router) => app.routes(router)),
+    );
+  });
+  afterAll(async () => {
+    await testDb.close();
+  });
+
+  it("logs a mint's unexpected failure under the request id it came with", async () => {
+    const created = await tokens.createSpace({ name: "s", tier: Tier.STARTER });
+    const spaceId = created.space?.id ?? "";
+    const voice = world.voice();
+    const avatarId = world.avatar({ spaceId, defaultVoice: { id: voice.id } }).id;
+    world.failCreateAfterWrite = new Error("the sessions service broke");
+    const mint = { spaceId, request: { mode: SessionMode.LITE, avatarId } };
+    const res = await tokens.mintSessionTokensBatch({ mints: [mint, mint], requestIds: ["req-a", "req-b"] });
+    expect(res.outcomes.map((o) => o.error?.code)).toEqual([Code.Internal, Code.Internal]);
+    const failed = lines.filter((l) => l.level === "error");
+    expect(failed.map((l) => l.request_id).sort()).toEqual(["req-a", "req-b"]);
+  });
 });
