@@ -100,19 +100,4 @@ describe("batched mints", () => {
     expect(ConnectError.from((outcomes[1] as PromiseRejectedResult).reason).code).toBe(Code.NotFound);
     expect(calls.sort()).toEqual(["mintSessionToken r1", "mintSessionToken r2"]);
   });
-
-  it("fails every mint of a call that failed as a whole, and one the answer has nothing for", async () => {
-    const down = batchedMints(
-      tokensDouble(async () => {
-        throw new ConnectError("tokens unavailable", Code.Unavailable);
-      }).client,
-    );
-    const failed = await Promise.allSettled([down(mint("s1"), "r1"), down(mint("s2"), "r2")]);
-    expect(failed.map((o) => o.status === "rejected" && ConnectError.from(o.reason).code)).toEqual([
-      Code.Unavailable,
-      Code.Unavailable,
-    ]);
-    const short = batchedMints(tokensDouble(async () => ({ outcomes: [] })).client);
-    await expect(short(mint("s1"), "r1")).rejects.toMatchObject({ code: Code.Internal });
-  });
 });

@@ -1,3 +1,4 @@
+export * from "./batched-call.js";
 export * from "./bus.js";
 export * from "./call-errors.js";
 export * from "./clients.js";

@@ -95,29 +95,4 @@ describe("batched session creation", () => {
     expect(ConnectError.from((outcomes[1] as PromiseRejectedResult).reason).code).toBe(Code.NotFound);
     expect(calls).toEqual(["createSession", "createSession"]);
   });
-
-  it("fails every creation of a call that failed as a whole with its error", async () => {
-    const { client } = sessionsDouble({
-      async createSessionsBatch() {
-        throw new ConnectError("database unavailable", Code.Unavailable);
-      },
-    });
-    const createSession = batchedSessionCreation(client);
-    const outcomes = await Promise.allSettled([request(), request()].map((r) => createSession(r)));
-    expect(outcomes.map((o) => o.status === "rejected" && ConnectError.from(o.reason).code)).toEqual([
-      Code.Unavailable,
-      Code.Unavailable,
-    ]);
-  });
-
-  it("fails a creation the answer has no outcome for", async () => {
-    const { client } = sessionsDouble({
-      async createSessionsBatch(req) {
-        return { outcomes: req.sessions.slice(1).map((s) => ({ sessionId: s.sessionId })) };
-      },
-    });
-    const createSession = batchedSessionCreation(client);
-    const outcomes = await Promise.allSettled([request(), request()].map((r) => createSession(r)));
-    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
-  });
 });
