@@ -70,16 +70,16 @@ const mint = (spaceId: string, avatarId = "a0000000-0000-4000-8000-000000000000"
   create(MintSessionTokenRequestSchema, { spaceId, request: { avatarId } });
 
 describe("batched mints", () => {
-  it("sends the mints of one turn in one call with their request ids; a refusal fails only its own", async () => {
+  it("sends a space's mints of one turn in one call with their request ids; a refusal fails only its own", async () => {
     const { client, calls } = tokensDouble(answerEach);
     const mintToken = batchedMints(client);
     const outcomes = await Promise.allSettled([
       mintToken(mint("s1"), "r1"),
-      mintToken(mint("s2", MISSING_AVATAR), "r2"),
-      mintToken(mint("s3"), "r3"),
+      mintToken(mint("s1", MISSING_AVATAR), "r2"),
+      mintToken(mint("s1"), "r3"),
     ]);
     expect(outcomes[0]).toMatchObject({ status: "fulfilled", value: { sessionToken: "token-of-s1" } });
-    expect(outcomes[2]).toMatchObject({ status: "fulfilled", value: { sessionToken: "token-of-s3" } });
+    expect(outcomes[2]).toMatchObject({ status: "fulfilled", value: { sessionToken: "token-of-s1" } });
     const err = ConnectError.from((outcomes[1] as PromiseRejectedResult).reason);
     expect([err.code, err.rawMessage, errorDetailOf(err)?.field]).toEqual([
       Code.NotFound,
@@ -99,5 +99,23 @@ describe("batched mints", () => {
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
     expect(ConnectError.from((outcomes[1] as PromiseRejectedResult).reason).code).toBe(Code.NotFound);
     expect(calls.sort()).toEqual(["mintSessionToken r1", "mintSessionToken r2"]);
+  });
+
+  it("batches per space: a space whose mint is slow holds back none of another space's", async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const { client, calls } = tokensDouble(async (req, ctx) => {
+      if (req.mints.some((m) => m.spaceId === "slow")) await gate;
+      return answerEach(req, ctx);
+    });
+    const mintToken = batchedMints(client);
+    const slow = mintToken(mint("slow"), "r1");
+    const fast = await Promise.all([mintToken(mint("fast"), "r2"), mintToken(mint("fast"), "r3")]);
+    expect(fast.map((m) => m.sessionToken)).toEqual(["token-of-fast", "token-of-fast"]);
+    expect(calls.sort()).toEqual(["mintSessionTokensBatch r1", "mintSessionTokensBatch r2,r3"]);
+    open();
+    expect((await slow).sessionToken).toBe("token-of-slow");
   });
 });
