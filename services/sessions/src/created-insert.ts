@@ -32,16 +32,22 @@ export type NewSessionValues = Required<
 
 type Db = Kysely<SessionsDatabase> | Transaction<SessionsDatabase>;
 
+/** What a creation is answered with: the session's row, or only its id (all a batch's caller needs). */
+export type CreatedAnswer = "row" | "id";
+type Created = SessionRow | Pick<SessionRow, "id">;
+
 /**
  * One statement for `n` new sessions, so one round trip: each row and its session.created notice (the
  * session's history) are written together or not at all. Nothing goes on the bus: the first event of a
- * session is session.started. A row whose id exists is not inserted and not answered. Parameters: each
- * row's columns.
+ * session is session.started. A row whose id exists is not inserted and not answered; the others are
+ * answered whole or by id (reading thirty columns back is a share of a mint when nobody reads them).
+ * Parameters: each row's columns.
  *
  * Written out rather than built with kysely: a mint runs it, and building it cost more CPU than sending
- * it. Its text depends only on `n`, so Postgres keeps each size prepared (runtime's prepared-statements).
+ * it. Its text depends only on `n` and the answer, so Postgres keeps each one prepared (runtime's
+ * prepared-statements).
  */
-function statementFor(n: number): string {
+function statementFor(n: number, answer: CreatedAnswer): string {
   let p = 0;
   const rows: string[] = [];
   for (let i = 0; i < n; i++) rows.push(`(${NEW_SESSION_COLUMNS.map(() => `$${++p}`).join(", ")})`);
@@ -54,37 +60,54 @@ function statementFor(n: number): string {
   insert into session_events (id, session_id, type, payload, created_at)
   select gen_random_uuid(), created.id, 'session.created', '{}'::jsonb, created.created_at from created
 )
-select * from created`;
+select ${answer === "row" ? "*" : "id"} from created`;
 }
 
-const statements = new Map<number, string>();
-const statement = (n: number): string => {
-  let text = statements.get(n);
+const statements = new Map<string, string>();
+const statement = (n: number, answer: CreatedAnswer): string => {
+  const key = `${n} ${answer}`;
+  let text = statements.get(key);
   if (!text) {
-    text = statementFor(n);
-    statements.set(n, text);
+    text = statementFor(n, answer);
+    statements.set(key, text);
   }
   return text;
 };
 
-/** Inserts new sessions in one statement; answers the rows inserted (not those whose id existed). */
-export async function insertCreated(db: Db, batch: readonly NewSessionValues[]): Promise<SessionRow[]> {
+/** Inserts new sessions in one statement; answers those inserted (not those whose id existed). */
+export async function insertCreated(db: Db, batch: readonly NewSessionValues[]): Promise<SessionRow[]>;
+export async function insertCreated(
+  db: Db,
+  batch: readonly NewSessionValues[],
+  answer: CreatedAnswer,
+): Promise<Created[]>;
+export async function insertCreated(
+  db: Db,
+  batch: readonly NewSessionValues[],
+  answer: CreatedAnswer = "row",
+): Promise<Created[]> {
   const parameters: unknown[] = [];
   for (const values of batch) for (const column of NEW_SESSION_COLUMNS) parameters.push(values[column]);
-  const { rows } = await db.executeQuery<SessionRow>(CompiledQuery.raw(statement(batch.length), parameters));
+  const query = CompiledQuery.raw(statement(batch.length, answer), parameters);
+  const { rows } = await db.executeQuery<Created>(query);
   return rows;
+}
+
+interface Creation {
+  values: NewSessionValues;
+  answer: CreatedAnswer;
 }
 
 /**
  * New sessions inserted together (group commit): the creations that reach it in the same turn of the
  * event loop share one statement, one round trip and one commit. Under load that is several mints per
  * insert, which is where a mint's Postgres time and its socket writes went; alone, a creation waits for
- * nothing but the end of the current turn. Each caller gets its own row (undefined when its id
- * existed). When the shared statement fails, each creation is tried on its own, so that one refused
- * row fails only its own caller.
+ * nothing but the end of the current turn. Each caller gets its own row, or its id when that is all it
+ * asked for (undefined when its id existed). When the shared statement fails, each creation is tried on
+ * its own, so that one refused row fails only its own caller.
  */
 export class CreationBatch {
-  private readonly batch: TurnBatch<NewSessionValues, SessionRow | undefined>;
+  private readonly batch: TurnBatch<Creation, Created | undefined>;
 
   constructor(
     private readonly db: Kysely<SessionsDatabase>,
@@ -93,28 +116,38 @@ export class CreationBatch {
   ) {
     // An id at most once per statement: a retried creation of the same id waits for the next one,
     // where it finds the row the first one made.
-    this.batch = new TurnBatch((waiting) => this.flush(waiting), { maxItems: maxRows, key: (v) => v.id });
+    this.batch = new TurnBatch((waiting) => this.flush(waiting), {
+      maxItems: maxRows,
+      key: (c) => c.values.id,
+    });
   }
 
-  insert(item: NewSessionValues): Promise<SessionRow | undefined> {
-    return this.batch.add(item);
+  /** Inserts the session; answers its row, or its id alone when asked (undefined when its id existed). */
+  insert(values: NewSessionValues): Promise<SessionRow | undefined>;
+  insert(values: NewSessionValues, answer: CreatedAnswer): Promise<Created | undefined>;
+  insert(values: NewSessionValues, answer: CreatedAnswer = "row"): Promise<Created | undefined> {
+    return this.batch.add({ values, answer });
   }
 
-  private async flush(batch: Pending<NewSessionValues, SessionRow | undefined>[]): Promise<void> {
+  private async flush(batch: Pending<Creation, Created | undefined>[]): Promise<void> {
+    const answer = batch.some((w) => w.item.answer === "row") ? "row" : "id";
     try {
       const rows = await insertCreated(
         this.db,
-        batch.map((w) => w.item),
+        batch.map((w) => w.item.values),
+        answer,
       );
       const byId = new Map(rows.map((row) => [row.id, row]));
-      for (const w of batch) w.resolve(byId.get(w.item.id));
+      for (const w of batch) w.resolve(byId.get(w.item.values.id));
     } catch (err) {
       if (batch.length === 1) {
         batch[0]?.reject(err);
         return;
       }
       await Promise.all(
-        batch.map((w) => insertCreated(this.db, [w.item]).then((rows) => w.resolve(rows[0]), w.reject)),
+        batch.map((w) =>
+          insertCreated(this.db, [w.item.values], w.item.answer).then((rows) => w.resolve(rows[0]), w.reject),
+        ),
       );
     }
   }

@@ -4,7 +4,12 @@ import { invalidRequest, isUuid } from "@avatar/runtime";
 import { toJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import { type CreationBatch, insertCreated, type NewSessionValues } from "./created-insert.js";
+import {
+  type CreatedAnswer,
+  type CreationBatch,
+  insertCreated,
+  type NewSessionValues,
+} from "./created-insert.js";
 import { admitEmbedSession } from "./embed-admission.js";
 import { creditRate } from "./ledger.js";
 import { modeFromProto, sourceFromProto } from "./mapping.js";
@@ -47,7 +52,17 @@ function sourceOf(config: SessionConfig, embedId: string | null) {
  * which it must start; a sandbox session's duration is capped here. Creating an id that exists in the
  * same space answers that session (a retried call); in another space it is refused.
  */
-export async function createSession(deps: CreationDeps, input: NewSession): Promise<SessionRow> {
+export function createSession(deps: CreationDeps, input: NewSession): Promise<SessionRow>;
+export function createSession(
+  deps: CreationDeps,
+  input: NewSession,
+  answer: CreatedAnswer,
+): Promise<Pick<SessionRow, "id">>;
+export async function createSession(
+  deps: CreationDeps,
+  input: NewSession,
+  answer: CreatedAnswer = "row",
+): Promise<Pick<SessionRow, "id">> {
   const spaceId = optionalUuid(input.spaceId, "space_id");
   if (!spaceId) throw invalidRequest("space_id is required", { field: "space_id" });
   const id = optionalUuid(input.sessionId, "session_id") ?? randomUUID();
@@ -97,7 +112,7 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
     start_deadline_at: new Date(now.getTime() + deps.settings.SESSION_START_TIMEOUT_MS),
   } satisfies NewSessionValues;
 
-  const row =
+  const created =
     admission && embedId
       ? // An embed's visitor: admitted (limits, credits) and inserted in one transaction, one embed at a time.
         await deps.db.transaction().execute(async (trx) => {
@@ -113,8 +128,8 @@ export async function createSession(deps: CreationDeps, input: NewSession): Prom
           });
           return (await insertCreated(trx, [values]))[0];
         })
-      : await deps.creations.insert(values);
-  if (row) return row;
+      : await deps.creations.insert(values, answer);
+  if (created) return created;
   // A retried create (the tokens service timed out waiting) answers the session it made.
   const existing = await repo.findSession(deps.db, id);
   if (existing?.space_id === spaceId) return existing;

@@ -139,6 +139,11 @@ export class SessionLifecycle {
     return createSession(this.deps, input);
   }
 
+  /** As `create`, answering only the session's id (a batch of creations needs no more). */
+  async createForId(input: NewSession): Promise<string> {
+    return (await createSession(this.deps, input, "id")).id;
+  }
+
   /**
    * CREATED -> STARTED, in two steps around `beforeStartCompletes`: first one minute at the session's rate
    * is held in escrow (402 when the balance cannot cover it), then the start completes and the escrow

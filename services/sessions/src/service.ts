@@ -119,19 +119,18 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
     return row;
   }
 
-  const createOne = (req: CreateSessionRequest) =>
-    lifecycle.create({
-      sessionId: req.sessionId,
-      spaceId: req.spaceId,
-      apiKeyId: req.apiKeyId,
-      config: req.config,
-      maxSessionDuration: req.maxSessionDuration,
-      embedAdmission: req.embedAdmission,
-    });
+  const newSession = (req: CreateSessionRequest) => ({
+    sessionId: req.sessionId,
+    spaceId: req.spaceId,
+    apiKeyId: req.apiKeyId,
+    config: req.config,
+    maxSessionDuration: req.maxSessionDuration,
+    embedAdmission: req.embedAdmission,
+  });
 
   return {
     async createSession(req) {
-      return { session: present(await createOne(req)) };
+      return { session: present(await lifecycle.create(newSession(req))) };
     },
 
     async createSessionsBatch(req) {
@@ -141,8 +140,8 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
       // Started together, so that the creation batch inserts them in one statement.
       const outcomes = await Promise.all(
         req.sessions.map((item) =>
-          createOne(item).then(
-            (row) => ({ sessionId: row.id }),
+          lifecycle.createForId(newSession(item)).then(
+            (sessionId) => ({ sessionId }),
             (err: unknown) => ({
               sessionId: item.sessionId,
               error: callErrorOf(err, deps.log, CREATE_BATCH_PROCEDURE),

@@ -92,6 +92,20 @@ describe("CreationBatch", () => {
     expect(new Set(notices.map((n) => n.session_id))).toEqual(new Set(ids));
   });
 
+  it("answers a creation that asked only for its id with at least its id, and alone with no more", async () => {
+    const { db, counter } = counted(t.db);
+    const batch = new CreationBatch(db);
+    const [byId, byRow] = [newValues(), newValues()];
+    const [idOnly, row] = await Promise.all([batch.insert(byId, "id"), batch.insert(byRow)]);
+    expect(idOnly?.id).toBe(byId.id);
+    expect(row).toMatchObject({ id: byRow.id, state: "CREATED", mode: "LITE", credit_rate: 1 });
+    expect(counter.statements).toBe(1);
+    const alone = newValues();
+    expect(await batch.insert(alone, "id")).toEqual({ id: alone.id });
+    const stored = await t.db.selectFrom("sessions").select("id").where("id", "=", alone.id).execute();
+    expect(stored).toEqual([{ id: alone.id }]);
+  });
+
   it("takes at most maxRows per statement, and an id once: a second creation of it finds the row made", async () => {
     const { db, counter } = counted(t.db);
     const batch = new CreationBatch(db, 4);
