@@ -19,8 +19,6 @@ interface Mint {
   requestId: string;
 }
 
-/** Most mints per call (the tokens service takes up to 256). */
-const MAX_PER_CALL = 64;
 /** Spaces with a batch of their own kept at once; past it they are made again as mints come. */
 const MAX_SPACES = 10_000;
 
@@ -47,7 +45,6 @@ export function batchedMints(tokens: TokensClient): MintToken {
       valueOf: (outcome) => outcome.minted,
       one: (item: Mint) =>
         runWithRequestContext({ requestId: item.requestId }, () => tokens.mintSessionToken(item.mint)),
-      maxItems: MAX_PER_CALL,
     });
   const bySpace = new Map<string, ReturnType<typeof batchOf>>();
   return (mint, requestId) => {

@@ -1,7 +1,15 @@
 import type { CallError } from "@avatar/contracts/common";
+import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { connectErrorOf } from "./call-errors.js";
+import { callErrorOf, connectErrorOf } from "./call-errors.js";
+import { invalidRequest } from "./errors.js";
+import type { Logger } from "./log.js";
 import { TurnBatch } from "./turn-batch.js";
+
+/** Most items a batch call's handler takes (more is refused whole). */
+export const MAX_BATCH_ITEMS = 256;
+/** Most items a caller puts in one batch call. */
+const ITEMS_PER_CALL = 64;
 
 /** One item's outcome in a batch call's answer: its error, when it failed. */
 export interface BatchOutcome {
@@ -15,8 +23,8 @@ export interface BatchedCallOptions<T, R, O extends BatchOutcome> {
   valueOf(outcome: O): R | undefined;
   /** The call of one item, for a peer that does not know the batch call (Unimplemented). */
   one(item: T): Promise<R>;
-  /** Most items per batch call. */
-  maxItems: number;
+  /** Most items per batch call (64 unless told). */
+  maxItems?: number;
 }
 
 /**
@@ -45,7 +53,40 @@ export function batchedCall<T, R, O extends BatchOutcome>(options: BatchedCallOp
         else w.resolve(value);
       });
     },
-    { maxItems: options.maxItems },
+    { maxItems: options.maxItems ?? ITEMS_PER_CALL },
   );
   return (item: T): Promise<R> => batch.add(item);
+}
+
+/**
+ * The handler's side of a batch call: refuses more than MAX_BATCH_ITEMS (naming `field`), runs every item
+ * at once (so that what they share, a batched insert or call, takes them together) and answers one
+ * outcome per item, in order: `ok` with its value, or `failed` with its CallError (logged and masked as
+ * serviceError does for a call of its own).
+ */
+export async function answerEach<T, R, O>(
+  items: readonly T[],
+  options: {
+    field: string;
+    method: DescMethod;
+    log: Logger;
+    run(item: T, index: number): Promise<R>;
+    ok(value: R, item: T): O;
+    failed(error: CallError, item: T): O;
+    /** Runs an item's work and the logging of its failure within, e.g., its own request context. */
+    within?(item: T, index: number, work: () => Promise<O>): Promise<O>;
+  },
+): Promise<O[]> {
+  if (items.length > MAX_BATCH_ITEMS) {
+    throw invalidRequest(`at most ${MAX_BATCH_ITEMS} items per call`, { field: options.field });
+  }
+  const procedure = `/${options.method.parent.typeName}/${options.method.name}`;
+  const answer = (item: T, i: number) => () =>
+    options.run(item, i).then(
+      (value) => options.ok(value, item),
+      (err: unknown) => options.failed(callErrorOf(err, options.log, procedure), item),
+    );
+  return Promise.all(
+    items.map((item, i) => (options.within ? options.within(item, i, answer(item, i)) : answer(item, i)())),
+  );
 }

@@ -7,6 +7,9 @@ import {
   type UniversalClientResponse,
 } from "@connectrpc/connect/protocol";
 
+/** For a call made without a signal (Connect's transport always passes one). */
+const NEVER_ABORTED = new AbortController().signal;
+
 /**
  * The HTTP/1.1 client under the services' Connect transport (clients.ts), for unary calls only, which is
  * all the services make. It sends each call as one request with a known length and one write (headers
@@ -19,8 +22,6 @@ import {
  * errors connect-node leaves as Internal are named here too: EHOSTUNREACH (Unavailable, as a refused
  * connection) and EPIPE (Aborted, as a reset one).
  */
-/** For a call made without a signal (Connect's transport always passes one). */
-const NEVER_ABORTED = new AbortController().signal;
 
 export function http1UnaryClient(agent: http.Agent = http.globalAgent): UniversalClientFn {
   return async (req) => {

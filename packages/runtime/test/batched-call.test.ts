@@ -1,9 +1,11 @@
+import type { CallError } from "@avatar/contracts/common";
+import { TokensService } from "@avatar/contracts/tokens";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { batchedCall } from "../src/batched-call.js";
+import { answerEach, batchedCall, MAX_BATCH_ITEMS } from "../src/batched-call.js";
 import { callErrorOf } from "../src/call-errors.js";
 import { notFound } from "../src/errors.js";
-import { silentLogger } from "../src/log.js";
+import { createLogger, runWithRequestContext, silentLogger } from "../src/log.js";
 
 /** A unary call in batches: one batch call per turn, each caller answered as a call of its own would be. */
 
@@ -13,7 +15,7 @@ function double(n: number): number {
   return n * 2;
 }
 
-const answerEach = async (items: number[]) =>
+const peerAnswers = async (items: number[]) =>
   items.map((n) => {
     try {
       return { value: double(n) };
@@ -46,7 +48,7 @@ const rejection = (o: PromiseSettledResult<unknown>) =>
 
 describe("batchedCall", () => {
   it("answers each caller with its own outcome from one batch call", async () => {
-    const { call, calls } = recorded(answerEach);
+    const { call, calls } = recorded(peerAnswers);
     const outcomes = await Promise.allSettled([call(1), call(-1), call(3)]);
     expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : rejection(o)?.code))).toEqual([
       2,
@@ -82,5 +84,47 @@ describe("batchedCall", () => {
       Code.Internal,
       Code.Internal,
     ]);
+  });
+});
+
+describe("answerEach", () => {
+  const method = TokensService.method.mintSessionTokensBatch;
+
+  it("answers each item in order, a failed one with its CallError, logged under the context `within` gives", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger({ sink: (l) => lines.push(JSON.parse(l)) });
+    type Outcome = { value?: number; error?: CallError };
+    const outcomes = await answerEach<number, number, Outcome>([1, -1, 3], {
+      field: "n",
+      method,
+      log,
+      run: async (n) => {
+        if (n < 0) throw new Error("broken");
+        return double(n);
+      },
+      ok: (value) => ({ value }),
+      failed: (error) => ({ error }),
+      within: (n, _i, work) => runWithRequestContext({ requestId: `req-${n}` }, work),
+    });
+    expect(outcomes.map((o) => o.value ?? o.error?.code)).toEqual([2, Code.Internal, 6]);
+    expect(lines.map((l) => [l.request_id, l.procedure])).toEqual([
+      ["req--1", "/avatar.tokens.v1.TokensService/MintSessionTokensBatch"],
+    ]);
+  });
+
+  it("refuses more items than it takes, naming the field, and runs none of them", async () => {
+    let ran = 0;
+    const err = await answerEach(
+      Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => 1),
+      {
+        field: "mints",
+        method,
+        log: silentLogger,
+        run: async () => ran++,
+        ok: () => ({}),
+        failed: () => ({}),
+      },
+    ).catch((e: unknown) => ConnectError.from(e));
+    expect([err instanceof ConnectError && err.code, ran]).toEqual([Code.InvalidArgument, 0]);
   });
 });

@@ -8,7 +8,7 @@ import {
 } from "@avatar/contracts/sessions";
 import type { EndReasonName, Logger } from "@avatar/runtime";
 import {
-  callErrorOf,
+  answerEach,
   conflict,
   endReasonFromProto,
   enqueueEvent,
@@ -61,9 +61,6 @@ export interface SessionsServiceDeps {
 
 /** Most entries or events one append takes. */
 const MAX_APPEND = 1000;
-/** Most creations one CreateSessionsBatch takes. */
-export const MAX_CREATIONS_BATCH = 256;
-const CREATE_BATCH_PROCEDURE = `/${SessionsService.typeName}/${SessionsService.method.createSessionsBatch.name}`;
 const MAX_TRANSCRIPT_CHARS = 100_000;
 const MAX_IDEMPOTENCY_KEY = 200;
 
@@ -134,21 +131,14 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
     },
 
     async createSessionsBatch(req) {
-      if (req.sessions.length > MAX_CREATIONS_BATCH) {
-        throw invalidRequest(`at most ${MAX_CREATIONS_BATCH} sessions per call`, { field: "sessions" });
-      }
-      // Started together, so that the creation batch inserts them in one statement.
-      const outcomes = await Promise.all(
-        req.sessions.map((item) =>
-          lifecycle.createForId(newSession(item)).then(
-            (sessionId) => ({ sessionId }),
-            (err: unknown) => ({
-              sessionId: item.sessionId,
-              error: callErrorOf(err, deps.log, CREATE_BATCH_PROCEDURE),
-            }),
-          ),
-        ),
-      );
+      const outcomes = await answerEach(req.sessions, {
+        field: "sessions",
+        method: SessionsService.method.createSessionsBatch,
+        log: deps.log,
+        run: (item) => lifecycle.createForId(newSession(item)),
+        ok: (sessionId) => ({ sessionId }),
+        failed: (error, item) => ({ sessionId: item.sessionId, error }),
+      });
       return { outcomes };
     },
 

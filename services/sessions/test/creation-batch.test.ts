@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { SessionMode } from "@avatar/contracts/common";
-import { connectErrorOf, errorDetailOf } from "@avatar/runtime";
+import { connectErrorOf, errorDetailOf, MAX_BATCH_ITEMS } from "@avatar/runtime";
 import { Code } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreationBatch, type NewSessionValues } from "../src/created-insert.js";
 import type { SessionsDatabase } from "../src/schema.js";
-import { MAX_CREATIONS_BATCH } from "../src/service.js";
 import {
   API_KEY_ID,
   AVATAR,
@@ -73,6 +72,12 @@ function counted(db: Kysely<SessionsDatabase>) {
   return { db: wrapped, counter };
 }
 
+/** The ids among `ids` that have a stored session, sorted. */
+async function storedIds(ids: string[]): Promise<string[]> {
+  const rows = await t.db.selectFrom("sessions").select("id").where("id", "in", ids).execute();
+  return rows.map((r) => r.id).sort();
+}
+
 describe("CreationBatch", () => {
   it("inserts the creations of one turn in one statement, each row with its notice", async () => {
     const { db, counter } = counted(t.db);
@@ -127,16 +132,7 @@ describe("CreationBatch", () => {
       [good[0], bad, good[1]].map((i) => batch.insert(i as NewSessionValues)),
     );
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    const stored = await t.db
-      .selectFrom("sessions")
-      .select("id")
-      .where(
-        "id",
-        "in",
-        [...good, bad].map((i) => i.id),
-      )
-      .execute();
-    expect(stored.map((s) => s.id).sort()).toEqual(good.map((i) => i.id).sort());
+    expect(await storedIds([...good, bad].map((i) => i.id))).toEqual(good.map((i) => i.id).sort());
   });
 
   it("serves concurrent CreateSession calls of the service, each answered and stored", async () => {
@@ -208,19 +204,10 @@ describe("CreateSessionsBatch", () => {
   it("answers an empty batch with no outcomes and refuses more than it takes", async () => {
     const h = harness(t.db);
     expect((await h.client.createSessionsBatch({ sessions: [] })).outcomes).toEqual([]);
-    const tooMany = Array.from({ length: MAX_CREATIONS_BATCH + 1 }, () => request());
+    const tooMany = Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => request());
     const err = await failure(h.client.createSessionsBatch({ sessions: tooMany }));
     expect(err.code).toBe(Code.InvalidArgument);
     expect(errorDetailOf(err)?.field).toBe("sessions");
-    const stored = await t.db
-      .selectFrom("sessions")
-      .select("id")
-      .where(
-        "id",
-        "in",
-        tooMany.map((r) => r.sessionId),
-      )
-      .execute();
-    expect(stored).toEqual([]);
+    expect(await storedIds(tooMany.map((r) => r.sessionId))).toEqual([]);
   });
 });

@@ -13,7 +13,6 @@ import { cachedSpaces } from "./space-cache.js";
 export { type MintDeps, mintSessionToken } from "./mint.js";
 export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint-settings.js";
 export type { TokensDatabase } from "./schema.js";
-export { batchedSessionCreation, type CreateSession } from "./session-creations.js";
 export { tierLimits } from "./tiers.js";
 
 export interface TokensOptions {

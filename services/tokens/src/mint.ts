@@ -7,13 +7,14 @@ import {
 } from "@avatar/contracts/common";
 import { EmbedAdmissionSchema, SessionEndReason } from "@avatar/contracts/sessions";
 import {
+  type MintOutcomeSchema,
   type MintSessionTokenRequest,
   type MintSessionTokenResponse,
   TokensService,
 } from "@avatar/contracts/tokens";
 import {
+  answerEach,
   type Clients,
-  callErrorOf,
   invalidRequest,
   isUuid,
   type Logger,
@@ -21,7 +22,7 @@ import {
   requestIdFrom,
   runWithRequestContext,
 } from "@avatar/runtime";
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import type { AvatarLookup } from "./avatar-cache.js";
@@ -55,10 +56,7 @@ export interface MintDeps {
 }
 
 type Minted = Pick<MintSessionTokenResponse, "sessionId" | "sessionToken">;
-
-/** Most mints one MintSessionTokensBatch takes. */
-export const MAX_MINTS_BATCH = 256;
-const MINT_BATCH_PROCEDURE = `/${TokensService.typeName}/${TokensService.method.mintSessionTokensBatch.name}`;
+type MintOutcomeInit = MessageInitShape<typeof MintOutcomeSchema>;
 
 /**
  * MintSessionToken: every rule is checked and every reference resolved before anything is created; then
@@ -149,21 +147,17 @@ export function mintService(
   return {
     mintSessionToken: (req) => mintSessionToken(withCache, req),
     async mintSessionTokensBatch(req) {
-      if (req.mints.length > MAX_MINTS_BATCH) {
-        throw invalidRequest(`at most ${MAX_MINTS_BATCH} mints per call`, { field: "mints" });
-      }
-      // Started together, so that their session records are created in one call.
-      const outcomes = await Promise.all(
-        req.mints.map((mint, i) =>
-          // The failure is logged inside the mint's own request context, with its request id.
-          runWithRequestContext({ requestId: requestIdFrom(req.requestIds[i]) }, () =>
-            mintSessionToken(withCache, mint).then(
-              (minted) => ({ minted }),
-              (err: unknown) => ({ error: callErrorOf(err, deps.log, MINT_BATCH_PROCEDURE) }),
-            ),
-          ),
-        ),
-      );
+      const outcomes = await answerEach<MintSessionTokenRequest, Minted, MintOutcomeInit>(req.mints, {
+        field: "mints",
+        method: TokensService.method.mintSessionTokensBatch,
+        log: deps.log,
+        run: (mint) => mintSessionToken(withCache, mint),
+        ok: (minted) => ({ minted }),
+        failed: (error) => ({ error }),
+        // Each mint, and the logging of its failure, under the request id it came with.
+        within: (_mint, i, work) =>
+          runWithRequestContext({ requestId: requestIdFrom(req.requestIds[i]) }, work),
+      });
       return { outcomes };
     },
     mintEmbedSessionToken: (req) => mintEmbedSessionToken(withCache, req),

@@ -1,14 +1,11 @@
-import { CreateSessionRequestSchema } from "@avatar/contracts/sessions";
+import type { CreateSessionRequestSchema } from "@avatar/contracts/sessions";
 import { batchedCall, type Clients } from "@avatar/runtime";
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 
 export type NewSessionRequest = MessageInitShape<typeof CreateSessionRequestSchema>;
 
 /** How a mint creates its session record. */
 export type CreateSession = (req: NewSessionRequest) => Promise<unknown>;
-
-/** Most creations per call (the sessions service takes up to 256). */
-const MAX_PER_CALL = 64;
 
 /**
  * The sessions the mints of one turn of the event loop ask for go to the sessions service in one
@@ -24,12 +21,11 @@ export function batchedSessionCreation(
     many: async (items: NewSessionRequest[]) =>
       (
         await sessions.createSessionsBatch({
-          sessions: items.map((i) => create(CreateSessionRequestSchema, i)),
+          sessions: items,
         })
       ).outcomes,
     valueOf: (outcome) => outcome.sessionId || undefined,
     one: async (item: NewSessionRequest) => (await sessions.createSession(item)).session?.id ?? "",
-    maxItems: MAX_PER_CALL,
   });
   return (req) => call(req);
 }

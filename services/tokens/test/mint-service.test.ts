@@ -14,6 +14,7 @@ import {
   errorDetailOf,
   issueToJson,
   listen,
+  MAX_BATCH_ITEMS,
   type RunningService,
   silentLogger,
   startService,
@@ -140,7 +141,7 @@ function behavesAsMint(level: () => { tokens: Client<typeof TokensService>; worl
     const before = world.sessions.length;
     const mint = { spaceId, request: { mode: SessionMode.LITE, avatarId } };
     const err = await failure(
-      tokens.mintSessionTokensBatch({ mints: Array.from({ length: 257 }, () => mint) }),
+      tokens.mintSessionTokensBatch({ mints: Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => mint) }),
     );
     expect([err.code, errorDetailOf(err)?.field]).toEqual([Code.InvalidArgument, "mints"]);
     expect(world.sessions.length).toBe(before);
