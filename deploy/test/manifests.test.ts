@@ -247,6 +247,11 @@ describe.skipIf(!kubectl)(`kubectl kustomize (${kubectl ?? "kubectl not on PATH"
       expect(container("postgres")?.image).toMatch(/^postgres:15\b/);
       expect(container("nats")?.image).toMatch(/^nats:2\.(9|1\d)\b/);
       expect(container("nats")?.args).toContain("--jetstream");
+      // The garbage collector's setting that tests and benchmarks run nats-server with (testkit's
+      // NATS_SERVER_GOGC), and a soft memory limit under the container's.
+      const nats = container("nats");
+      expect(nats && envValue(nats, "GOGC", resources)).toBe("400");
+      expect(nats && envValue(nats, "GOMEMLIMIT", resources)).toBe("384MiB");
     });
 
     it("generates avatar-secrets with URLs of the in-cluster Postgres and NATS and a 32-byte key", () => {

@@ -3,7 +3,13 @@ import { existsSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { builtEntry, type NatsServerHandle, repoRoot, startNatsServer } from "@avatar/testkit";
+import {
+  builtEntry,
+  type NatsServerHandle,
+  natsServerGogc,
+  repoRoot,
+  startNatsServer,
+} from "@avatar/testkit";
 import { type PostgresServer, startPostgresServer } from "../servers/postgres.js";
 
 /**
@@ -38,7 +44,7 @@ export async function startBenchEnvironment(options: {
   const built = existsSync(path.join(repoRoot, builtEntry("gateway/src/main.ts")));
   const fromSource = options.fromSource || !built;
   const { execFileSync } = await import("node:child_process");
-  const natsVersion = execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim();
+  const natsVersion = `${execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim()} (GOGC=${natsServerGogc()})`;
   return {
     pg,
     nats,
