@@ -35,10 +35,10 @@ const SERVER_CONFIG = "max_payload: 8MB\n";
 /**
  * As in production (deploy/overlays/dev/nats.yaml): Go's garbage collector runs when the heap has grown
  * by 400 % instead of 100 %. At 1,000 LITE sessions (64 MB/s of audio through the server) that took the
- * chunk round trip's p99 from 40-54 ms to 26-34 ms and the server's CPU from 24 % to 16 % of a core, and
- * a rate-limit counter's compare-and-set p99 (one at a time) from 1.1-1.3 ms to 0.3-0.5 ms, for 16 MiB
- * more resident memory (pnpm bench:lite and bench:ratelimit, alternated, 2026-11-26). A GOGC in the
- * environment wins.
+ * server's CPU from 24-25 % to 15-18 % of a core in every run, and the chunk round trip's p99 from a
+ * median of 48 ms (32-54, five runs) to 31 ms (26-38, eight runs), for about 20 MiB more resident
+ * memory (pnpm bench:lite, 2026-11-26). A rate-limit compare-and-set's p99 did not move measurably.
+ * A GOGC in the environment wins.
  */
 export const NATS_SERVER_GOGC = "400";
 /** The GOGC nats-server runs with here: the environment's, else NATS_SERVER_GOGC. */
