@@ -22,7 +22,6 @@ const NEVER_ABORTED = new AbortController().signal;
  * errors connect-node leaves as Internal are named here too: EHOSTUNREACH (Unavailable, as a refused
  * connection) and EPIPE (Aborted, as a reset one).
  */
-
 export function http1UnaryClient(agent: http.Agent = http.globalAgent): UniversalClientFn {
   return async (req) => {
     const body = await collect(req.body);

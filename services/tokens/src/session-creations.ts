@@ -17,15 +17,10 @@ export type CreateSession = (req: NewSessionRequest) => Promise<unknown>;
 export function batchedSessionCreation(
   sessions: Pick<Clients["sessions"], "createSession" | "createSessionsBatch">,
 ): CreateSession {
-  const call = batchedCall({
+  return batchedCall({
     many: async (items: NewSessionRequest[]) =>
-      (
-        await sessions.createSessionsBatch({
-          sessions: items,
-        })
-      ).outcomes,
+      (await sessions.createSessionsBatch({ sessions: items })).outcomes,
     valueOf: (outcome) => outcome.sessionId || undefined,
     one: async (item: NewSessionRequest) => (await sessions.createSession(item)).session?.id ?? "",
   });
-  return (req) => call(req);
 }

@@ -220,16 +220,40 @@ describe("a batch's request ids", () => {
     await testDb.close();
   });
 
-  it("logs a mint's unexpected failure under the request id it came with", async () => {
+  /** A mint whose session creation fails unexpectedly (logged as an error, under its request id). */
+  async function mintThatFails() {
     const created = await tokens.createSpace({ name: "s", tier: Tier.STARTER });
     const spaceId = created.space?.id ?? "";
     const voice = world.voice();
     const avatarId = world.avatar({ spaceId, defaultVoice: { id: voice.id } }).id;
     world.failCreateAfterWrite = new Error("the sessions service broke");
-    const mint = { spaceId, request: { mode: SessionMode.LITE, avatarId } };
+    return { spaceId, request: { mode: SessionMode.LITE, avatarId } };
+  }
+
+  it("logs a mint's unexpected failure under the request id it came with", async () => {
+    const mint = await mintThatFails();
     const res = await tokens.mintSessionTokensBatch({ mints: [mint, mint], requestIds: ["req-a", "req-b"] });
     expect(res.outcomes.map((o) => o.error?.code)).toEqual([Code.Internal, Code.Internal]);
     const failed = lines.filter((l) => l.level === "error");
     expect(failed.map((l) => l.request_id).sort()).toEqual(["req-a", "req-b"]);
+  });
+
+  it("gives a mint whose request id is missing or unusable a fresh one of its own", async () => {
+    const mint = await mintThatFails();
+    lines.length = 0;
+    // Fewer ids than mints, and one that no log should carry.
+    const res = await tokens.mintSessionTokensBatch({
+      mints: [mint, mint, mint],
+      requestIds: ["req-c", "not an id\n"],
+    });
+    expect(res.outcomes.map((o) => o.error?.code)).toEqual([Code.Internal, Code.Internal, Code.Internal]);
+    const ids = lines.filter((l) => l.level === "error").map((l) => String(l.request_id));
+    expect(ids).toHaveLength(3);
+    expect(ids).toContain("req-c");
+    const fresh = ids.filter((id) => id !== "req-c");
+    expect(fresh).toHaveLength(2);
+    expect(new Set(fresh).size).toBe(2);
+    for (const id of fresh)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 });
