@@ -25,6 +25,7 @@ import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionMedia } from "../src/media/session-media.js";
+import { FrameOutbox } from "../src/realtime/frame-outbox.js";
 import type { ClientEvent, ModeHandler, SessionContext } from "../src/realtime/mode.js";
 import type { StoredEvent } from "../src/realtime/session-context.js";
 import { type RunnerSettings, SessionRunner } from "../src/realtime/session-runner.js";
@@ -154,6 +155,7 @@ function rig(
       },
       media: async () => media,
       events: { forSession: () => ({ write: (events) => stored.push(...events) }) },
+      outbox: new FrameOutbox(runnerBus, silentLogger),
       onFinished: (id) => finished.push(id),
       track: (work) => tracked.push(work),
     },

@@ -1,7 +1,7 @@
-import type { Bus } from "@avatar/bus";
 import { type ClientFrame, ClientFrameSchema, ServerFrameSchema } from "@avatar/contracts/pipeline";
 import { realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { FrameOutbox } from "./frame-outbox.js";
 import type { ServerEventInput } from "./mode.js";
 
 /** The bus side of a session: ClientFrames in, ServerFrames out. */
@@ -26,7 +26,7 @@ export class ServerFrames {
   epoch = 0;
 
   constructor(
-    private readonly bus: Bus,
+    private readonly outbox: Pick<FrameOutbox, "publish">,
     private readonly sessionId: string,
     /** The acknowledgements due when an event goes out; they travel with it (InboundOrder.takeDue). */
     private readonly dueAcks: () => { connectionId: string; seq: number }[],
@@ -61,6 +61,6 @@ export class ServerFrames {
     acks?: { connectionId: string; seq: bigint }[];
   }) {
     const frame = create(ServerFrameSchema, { sessionId: this.sessionId, epoch: this.epoch, ...fields });
-    this.bus.publish(this.subject, toBinary(ServerFrameSchema, frame));
+    this.outbox.publish(this.subject, toBinary(ServerFrameSchema, frame));
   }
 }

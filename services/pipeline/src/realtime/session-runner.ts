@@ -27,6 +27,7 @@ import { ActivityReporter } from "./activity.js";
 import { type Clock, Timer } from "./clock.js";
 import { Connections } from "./connections.js";
 import { readEnvelope } from "./envelope.js";
+import type { FrameOutbox } from "./frame-outbox.js";
 import { readClientFrame, ServerFrames, serverEventJson } from "./frames.js";
 import { InboundOrder } from "./inbound-order.js";
 import type { ModeFactory, ModeHandler, Resumption, SessionContext } from "./mode.js";
@@ -54,6 +55,8 @@ export interface RunnerDeps {
   modeFor(config: SessionConfig): ModeFactory;
   /** The session's media (the rendered avatar and its viewers). */
   media: SessionMediaFactory;
+  /** Where the session's frames to its clients go (the worker's outbox, shared by its sessions). */
+  outbox: Pick<FrameOutbox, "publish">;
   /** Where the session's stored events go (the worker's writer, shared by its sessions). */
   events: Pick<SessionEventsWriter, "forSession">;
   /** The runner is done (ended, lost, handed over, or the session turned out not to be this worker's). */
@@ -147,7 +150,7 @@ export class SessionRunner {
     this.order = new InboundOrder(clock, (id, seq, resend) => {
       if (this.phase === "running") this.out.ack(id, seq, resend);
     });
-    this.out = new ServerFrames(deps.bus, session.id, () => this.order.takeDue());
+    this.out = new ServerFrames(deps.outbox, session.id, () => this.order.takeDue());
     this.activity = new ActivityReporter(clock, (at) => this.reports.activity(at));
     this.transcript = new TranscriptWriter(
       async (entries) => {

@@ -13,6 +13,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { SessionMediaFactory } from "../media/session-media.js";
 import { type Clock, Timer } from "../realtime/clock.js";
+import { FrameOutbox } from "../realtime/frame-outbox.js";
 import type { ModeFactory } from "../realtime/mode.js";
 import { SessionEventsWriter } from "../realtime/session-events-writer.js";
 import { SessionRunner } from "../realtime/session-runner.js";
@@ -52,10 +53,13 @@ export class PipelineWorker {
   private stopping = false;
   /** The stored events of all its sessions, written together. */
   private readonly events: SessionEventsWriter;
+  /** The frames all its sessions send their clients, published together once per turn. */
+  private readonly outbox: FrameOutbox;
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId;
     this.events = new SessionEventsWriter(deps.sessions, deps.clock, deps.log);
+    this.outbox = new FrameOutbox(deps.bus, deps.log);
     this.heartbeatTimer = new Timer(deps.clock);
     this.reconcileTimer = new Timer(deps.clock);
   }
@@ -99,6 +103,7 @@ export class PipelineWorker {
     ]);
     this.heartbeatTimer.clear();
     this.reconcileTimer.clear();
+    this.outbox.flush();
     for (const sub of rest) await sub.unsubscribe();
     this.subscriptions = [];
   }
@@ -158,6 +163,7 @@ export class PipelineWorker {
       modeFor: d.modeFor,
       media: d.media,
       events: this.events,
+      outbox: this.outbox,
       onFinished: (sessionId: string) => {
         this.runners.delete(sessionId);
       },
