@@ -5,6 +5,7 @@ import {
   AssignSessionRequestSchema,
   AssignSessionResponseSchema,
   ClientFrameSchema,
+  ServerFrameSchema,
   WorkerHeartbeatAckSchema,
   WorkerHeartbeatSchema,
 } from "@avatar/contracts/pipeline";
@@ -299,5 +300,38 @@ describe("PipelineWorker", () => {
     expect(r.calls).toContain(`release ${s.id} by w1 #3`);
     expect(r.calls.filter((c) => c.startsWith("end"))).toEqual([]);
     expect(r.worker.sessionIds).toEqual([]);
+  });
+
+  it("on stop has handed the bus the acknowledgements its sessions owe by the time it returns", async () => {
+    const r = rig();
+    const s = await r.running(3);
+    const message = (seq: bigint) =>
+      r.bus.publish(
+        realtimeSubjects.clientFrames(s.id),
+        toBinary(
+          ClientFrameSchema,
+          create(ClientFrameSchema, {
+            sessionId: s.id,
+            connectionId: "c1",
+            seq,
+            json: '{"type":"agent.speak"}',
+          }),
+        ),
+      );
+    // The first is acknowledged with the event that greets the connection; the second waits for company.
+    message(1n);
+    await flush();
+    message(2n);
+    await flush();
+    // What the worker gives the bus from here on, as it gives it (the bus closes right after stop).
+    const acked: bigint[] = [];
+    const publish = r.bus.publish.bind(r.bus);
+    r.bus.publish = (subject, data, headers) => {
+      if (subject === realtimeSubjects.serverFrames(s.id))
+        acked.push(fromBinary(ServerFrameSchema, data).ackSeq);
+      publish(subject, data, headers);
+    };
+    await r.worker.stop();
+    expect(acked).toEqual([2n]);
   });
 });
