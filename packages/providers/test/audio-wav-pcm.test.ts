@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { bytesFromSamples, SampleAligner, samplesFromBytes } from "../src/audio/pcm.js";
+import {
+  bytesFromSamples,
+  SampleAligner,
+  samplesFromBytes,
+  writeSamplesFromBytes,
+} from "../src/audio/pcm.js";
 import { parseWav } from "../src/audio/wav.js";
 
 interface WavParts {
@@ -108,6 +113,21 @@ describe("PCM helpers", () => {
       // From samples that are a view into part of a larger buffer.
       const part = new Int16Array([7, ...samples, 7]).subarray(1, samples.length + 1);
       expect(bytesFromSamples(part, littleEndianHost)).toEqual(bytes);
+    }
+  });
+
+  it("writes samples into a buffer at an index, by the copy and by the per-sample path, and only where they fit", () => {
+    const samples = new Int16Array([5, -5, 32767, -32768]);
+    for (const littleEndianHost of [true, false]) {
+      const bytes = bytesFromSamples(samples, littleEndianHost);
+      // The target is a view into part of a larger buffer: nothing outside the view is touched.
+      const whole = new Int16Array(10).fill(9);
+      const target = whole.subarray(2, 9);
+      writeSamplesFromBytes(bytes, target, 3, littleEndianHost);
+      expect([...whole]).toEqual([9, 9, 9, 9, 9, 5, -5, 32767, -32768, 9]);
+      expect(() => writeSamplesFromBytes(bytes, target, 4, littleEndianHost)).toThrow(RangeError);
+      expect(() => writeSamplesFromBytes(bytes, target, -1, littleEndianHost)).toThrow(RangeError);
+      expect(() => writeSamplesFromBytes(new Uint8Array(3), target, 0, littleEndianHost)).toThrow(RangeError);
     }
   });
 

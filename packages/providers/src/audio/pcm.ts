@@ -8,16 +8,34 @@
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export function samplesFromBytes(bytes: Uint8Array, littleEndianHost = LITTLE_ENDIAN_HOST): Int16Array {
-  if (bytes.length % 2 !== 0)
-    throw new RangeError(`16-bit PCM needs an even byte count (got ${bytes.length})`);
-  const samples = new Int16Array(bytes.length / 2);
+  const samples = new Int16Array(wholeSamples(bytes));
+  writeSamplesFromBytes(bytes, samples, 0, littleEndianHost);
+  return samples;
+}
+
+/** Writes the samples of `bytes` into `target` from index `at`, which must have room for them. */
+export function writeSamplesFromBytes(
+  bytes: Uint8Array,
+  target: Int16Array,
+  at: number,
+  littleEndianHost = LITTLE_ENDIAN_HOST,
+): void {
+  const count = wholeSamples(bytes);
+  if (at < 0 || at + count > target.length) {
+    throw new RangeError(`${count} samples do not fit at ${at} in ${target.length}`);
+  }
   if (littleEndianHost) {
-    new Uint8Array(samples.buffer).set(bytes);
-    return samples;
+    new Uint8Array(target.buffer, target.byteOffset + at * 2, bytes.length).set(bytes);
+    return;
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(i * 2, true);
-  return samples;
+  for (let i = 0; i < count; i++) target[at + i] = view.getInt16(i * 2, true);
+}
+
+function wholeSamples(bytes: Uint8Array): number {
+  if (bytes.length % 2 !== 0)
+    throw new RangeError(`16-bit PCM needs an even byte count (got ${bytes.length})`);
+  return bytes.length / 2;
 }
 
 export function bytesFromSamples(samples: Int16Array, littleEndianHost = LITTLE_ENDIAN_HOST): Uint8Array {

@@ -65,7 +65,7 @@ export class AvatarMedia implements SessionMedia {
   ) {
     this.waiting = new WaitingVoice(() => ctx.clock.now());
     this.output = {
-      speak: (pcm, phonemes) => this.speak(samplesFromBytes(pcm), phonemes),
+      speak: (pcm, phonemes) => this.speak(pcm, phonemes),
       endUtterance: () => (this.live ? this.live.renderer.flush() : this.waiting.flush()),
       interrupt: () => {
         if (!this.live) return this.waiting.clear();
@@ -124,9 +124,12 @@ export class AvatarMedia implements SessionMedia {
     if (report) this.ctx.log.info("left the transportA room", { report });
   }
 
-  private speak(samples: Int16Array, phonemes?: readonly PhonemeMark[]): void {
-    if (this.live) this.live.renderer.pushAudio(samples, phonemes ? { phonemes: [...phonemes] } : undefined);
-    else this.waiting.push(samples, phonemes);
+  private speak(pcm: Uint8Array, phonemes?: readonly PhonemeMark[]): void {
+    if (this.live) {
+      this.live.renderer.pushAudio(samplesFromBytes(pcm), phonemes ? { phonemes: [...phonemes] } : undefined);
+    } else {
+      this.waiting.push(pcm, phonemes);
+    }
   }
 
   private goLive(): Promise<Live> {

@@ -1,0 +1,75 @@
+import { writeSamplesFromBytes } from "@avatar/providers";
+
+/** One second of 24 kHz audio: the room a queue starts with and grows by. */
+const STEP = 24_000;
+/** Room kept when the queue empties; more (a long burst queued at once) is given back then. */
+const KEPT_WHEN_EMPTY = 10 * STEP;
+
+/**
+ * Samples waiting to play, first in first out, in one buffer that is reused: appended audio is copied in
+ * and played audio gives its room back. A session's voice that nobody watches plays out for a second or
+ * more per chunk; kept as one new ArrayBuffer per chunk, that audio outlived the young generation and V8
+ * counts it towards its external-memory limit, and at 1,000 LITE sessions (48 MB/s of samples) that limit
+ * started a mark-compact in the worker every ~1.2 s, with marking steps of up to 20 ms on its event loop
+ * (`--trace-incremental-marking`, pnpm bench:lite).
+ */
+export class SampleQueue {
+  #data = new Int16Array(STEP);
+  /** Index in #data of the first queued sample. */
+  #head = 0;
+  #length = 0;
+
+  /** Samples queued. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Samples the buffer has room for. */
+  get capacity(): number {
+    return this.#data.length;
+  }
+
+  /** Appends PCM bytes (16-bit little-endian, whole samples). */
+  push(pcm: Uint8Array): void {
+    if (pcm.length % 2 !== 0) throw new RangeError(`16-bit PCM needs an even byte count (got ${pcm.length})`);
+    const count = pcm.length / 2;
+    this.#makeRoom(count);
+    writeSamplesFromBytes(pcm, this.#data, this.#head + this.#length);
+    this.#length += count;
+  }
+
+  /** Forgets the first `count` samples (all of them when fewer are queued). */
+  drop(count: number): void {
+    const dropped = Math.min(Math.max(0, count), this.#length);
+    this.#head += dropped;
+    this.#length -= dropped;
+    if (this.#length === 0) this.clear();
+  }
+
+  /** A copy of `count` queued samples from position `from` (0 is the first queued), cut to what is queued. */
+  copy(from: number, count: number): Int16Array {
+    const start = this.#head + Math.min(Math.max(0, from), this.#length);
+    const end = Math.min(start + Math.max(0, count), this.#head + this.#length);
+    return this.#data.slice(start, end);
+  }
+
+  clear(): void {
+    this.#head = 0;
+    this.#length = 0;
+    if (this.#data.length > KEPT_WHEN_EMPTY) this.#data = new Int16Array(STEP);
+  }
+
+  /** Room for `count` more at the end: the queued samples move to the front, or to a larger buffer. */
+  #makeRoom(count: number): void {
+    if (this.#head + this.#length + count <= this.#data.length) return;
+    const needed = this.#length + count;
+    if (needed <= this.#data.length) {
+      this.#data.copyWithin(0, this.#head, this.#head + this.#length);
+    } else {
+      const larger = new Int16Array(Math.ceil(needed / STEP) * STEP);
+      larger.set(this.#data.subarray(this.#head, this.#head + this.#length));
+      this.#data = larger;
+    }
+    this.#head = 0;
+  }
+}
