@@ -1,7 +1,8 @@
 import { writeSamplesFromBytes } from "@avatar/providers";
 
-/** One second of 24 kHz audio: the room a queue starts with and grows by. */
+/** One second of 24 kHz audio: the room a queue grows by. */
 const STEP = 24_000;
+const NONE = new Int16Array(0);
 /** Room kept when the queue empties; more (a long burst queued at once) is given back then. */
 const KEPT_WHEN_EMPTY = 10 * STEP;
 
@@ -14,7 +15,8 @@ const KEPT_WHEN_EMPTY = 10 * STEP;
  * (`--trace-incremental-marking`, pnpm bench:lite).
  */
 export class SampleQueue {
-  #data = new Int16Array(STEP);
+  /** No room until the first audio: a session whose voice is watched, or that has not spoken, keeps none. */
+  #data = NONE;
   /** Index in #data of the first queued sample. */
   #head = 0;
   #length = 0;
@@ -56,7 +58,7 @@ export class SampleQueue {
   clear(): void {
     this.#head = 0;
     this.#length = 0;
-    if (this.#data.length > KEPT_WHEN_EMPTY) this.#data = new Int16Array(STEP);
+    if (this.#data.length > KEPT_WHEN_EMPTY) this.#data = NONE;
   }
 
   /** Room for `count` more at the end: the queued samples move to the front, or to a larger buffer. */
