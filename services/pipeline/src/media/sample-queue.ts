@@ -20,6 +20,12 @@ export class SampleQueue {
   /** Index in #data of the first queued sample. */
   #head = 0;
   #length = 0;
+  readonly #allocate: (samples: number) => Int16Array;
+
+  /** `allocate` makes each new buffer (a test counts them). */
+  constructor(allocate: (samples: number) => Int16Array = (samples) => new Int16Array(samples)) {
+    this.#allocate = allocate;
+  }
 
   /** Samples queued. */
   get length(): number {
@@ -68,7 +74,7 @@ export class SampleQueue {
     if (needed <= this.#data.length) {
       this.#data.copyWithin(0, this.#head, this.#head + this.#length);
     } else {
-      const larger = new Int16Array(Math.ceil(needed / STEP) * STEP);
+      const larger = this.#allocate(Math.ceil(needed / STEP) * STEP);
       larger.set(this.#data.subarray(this.#head, this.#head + this.#length));
       this.#data = larger;
     }
