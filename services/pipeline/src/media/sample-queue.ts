@@ -16,7 +16,7 @@ const KEPT_WHEN_EMPTY = 10 * STEP;
  */
 export class SampleQueue {
   /** No room until the first audio: a session whose voice is watched, or that has not spoken, keeps none. */
-  #data = NONE;
+  #data: Int16Array = NONE;
   /** Index in #data of the first queued sample. */
   #head = 0;
   #length = 0;
