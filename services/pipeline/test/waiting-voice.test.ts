@@ -100,6 +100,11 @@ describe("WaitingVoice", () => {
     const unplayed = voice.takeUnplayed();
     expect(unplayed.map((c) => [...c.samples])).toEqual([expected(26_400 + 1_200, 1_200)]);
 
+    // Half a sample is refused before anything is queued: what waits is unchanged.
+    voice.push(numbered(0, 2_400)); // 2650-2750
+    expect(() => voice.push(new Uint8Array(3))).toThrow(RangeError);
+    expect(voice.takeUnplayed().map((c) => [...c.samples])).toEqual([expected(0, 2_400)]);
+
     voice.push(numbered(0, 2_400));
     voice.clear();
     expect(voice.takeUnplayed()).toEqual([]);

@@ -8,7 +8,7 @@
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export function samplesFromBytes(bytes: Uint8Array, littleEndianHost = LITTLE_ENDIAN_HOST): Int16Array {
-  const samples = new Int16Array(wholeSamples(bytes));
+  const samples = new Int16Array(sampleCount(bytes));
   writeSamplesFromBytes(bytes, samples, 0, littleEndianHost);
   return samples;
 }
@@ -20,7 +20,7 @@ export function writeSamplesFromBytes(
   at: number,
   littleEndianHost = LITTLE_ENDIAN_HOST,
 ): void {
-  const count = wholeSamples(bytes);
+  const count = sampleCount(bytes);
   if (at < 0 || at + count > target.length) {
     throw new RangeError(`${count} samples do not fit at ${at} in ${target.length}`);
   }
@@ -32,7 +32,8 @@ export function writeSamplesFromBytes(
   for (let i = 0; i < count; i++) target[at + i] = view.getInt16(i * 2, true);
 }
 
-function wholeSamples(bytes: Uint8Array): number {
+/** How many samples `bytes` of 16-bit PCM hold; a RangeError when they end in half a sample. */
+export function sampleCount(bytes: Uint8Array): number {
   if (bytes.length % 2 !== 0)
     throw new RangeError(`16-bit PCM needs an even byte count (got ${bytes.length})`);
   return bytes.length / 2;

@@ -1,4 +1,4 @@
-import { writeSamplesFromBytes } from "@avatar/providers";
+import { sampleCount, writeSamplesFromBytes } from "@avatar/providers";
 
 /** One second of 24 kHz audio: the room a queue grows by. */
 const STEP = 24_000;
@@ -37,13 +37,13 @@ export class SampleQueue {
     return this.#data.length;
   }
 
-  /** Appends PCM bytes (16-bit little-endian, whole samples). */
-  push(pcm: Uint8Array): void {
-    if (pcm.length % 2 !== 0) throw new RangeError(`16-bit PCM needs an even byte count (got ${pcm.length})`);
-    const count = pcm.length / 2;
+  /** Appends PCM bytes (16-bit little-endian, whole samples); answers how many samples they were. */
+  push(pcm: Uint8Array): number {
+    const count = sampleCount(pcm);
     this.#makeRoom(count);
     writeSamplesFromBytes(pcm, this.#data, this.#head + this.#length);
     this.#length += count;
+    return count;
   }
 
   /** Forgets the first `count` samples (all of them when fewer are queued). */

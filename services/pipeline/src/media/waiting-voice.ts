@@ -39,8 +39,8 @@ export class WaitingVoice {
     this.dropPlayed(now);
     const tail = this.chunks.at(-1);
     const at = Math.max(now, tail ? tail.at + tail.count / SAMPLES_PER_MS : now);
-    this.samples.push(pcm);
-    this.chunks.push({ at, count: pcm.length / 2, ...(phonemes ? { phonemes } : {}), last: false });
+    const count = this.samples.push(pcm);
+    this.chunks.push({ at, count, ...(phonemes ? { phonemes } : {}), last: false });
   }
 
   /** The utterance's last chunk has been pushed. */
