@@ -127,4 +127,55 @@ describe.skipIf(!available)("a LITE session in a browser", () => {
     expect(loudest(during)).toBeGreaterThan(0.03);
     expect(loudest(after.slice(50))).toBeLessThan(0.005);
   });
+
+  it("lets a viewer who comes in during an utterance hear it from where it plays, and not past its end", async () => {
+    const s = await startedLite(ctx.suite);
+    const client = await EventClient.connect(s.ws_url);
+    await client.next("session.state_updated");
+
+    // The voice starts while nobody watches: it waits, playing out in real time, for a viewer.
+    const utteranceMs = 8_000;
+    for (let i = 0; i < utteranceMs / 1_000; i++) {
+      client.send({ type: "agent.speak", event_id: "w1", audio: pcmBase64(1_000) });
+    }
+    client.send({ type: "agent.speak_end", event_id: "w1" });
+    await client.next("agent.speak_started");
+    const spokenAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    const page = await ctx.browser.newPage();
+    await page.goto(`${ctx.suite.gatewayUrl}/readyz`);
+    await page.evaluate(
+      watchAndListen(`${ctx.suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, s.session_token),
+    );
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__connected, undefined, {
+      timeout: 20_000,
+    });
+    const levels = () =>
+      page.evaluate(() => (globalThis as unknown as PageGlobals).__levels.map((l) => l.rms));
+    await client.next("agent.speak_ended", () => true, 20_000);
+    const endedAfterMs = Date.now() - spokenAt;
+    await page.waitForTimeout(500);
+    const during = await levels();
+    await page.waitForTimeout(1_500);
+    const after = (await levels()).slice(during.length);
+    await page.close();
+    await client.close();
+    await stopSession(ctx.suite, s.session_token);
+
+    const heard = during.filter((rms) => rms > 0.02).length;
+    console.info("LITE voice joined late in the browser:", {
+      endedAfterMs,
+      recordedMs: during.length * 10,
+      loudSamplesDuring: heard,
+      loudestAfter: Math.max(0, ...after.slice(50)),
+    });
+    // Heard: the rest of the utterance, at least a second of it (sampled every 10 ms)...
+    expect(heard).toBeGreaterThan(100);
+    // ...but not all of it from its start, which the viewer came too late for,
+    expect(heard * 10).toBeLessThan(utteranceMs - 800);
+    // and nothing after the utterance has ended (a voice replayed from its start would run on).
+    expect(after.length).toBeGreaterThan(100);
+    expect(Math.max(0, ...after.slice(50))).toBeLessThan(0.005);
+  });
 });
