@@ -77,25 +77,30 @@ const watchAndListen = (url: string, token: string) => `(async () => {
 /** How long the caller's voice lasts: a 220 Hz tone at about 6 % of full scale (pcmBase64). */
 const VOICE_MS = 2_000;
 
+/** A Chromium page watching and listening to the session (same origin as the gateway: no CORS). */
+async function openListener(s: { session_id: string; session_token: string }) {
+  const page = await ctx.browser.newPage();
+  await page.goto(`${ctx.suite.gatewayUrl}/readyz`);
+  await page.evaluate(
+    watchAndListen(`${ctx.suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, s.session_token),
+  );
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__connected, undefined, {
+    timeout: 20_000,
+  });
+  /** The received audio's levels (RMS, every 10 ms) since the page listened. */
+  const levels = () => page.evaluate(() => (globalThis as unknown as PageGlobals).__levels.map((l) => l.rms));
+  return { page, levels };
+}
+
+const loudest = (rms: number[]) => Math.max(0, ...rms);
+
 describe.skipIf(!available)("a LITE session in a browser", () => {
   it("plays the caller's agent.speak audio to a viewer, and silence around it", async () => {
     const s = await startedLite(ctx.suite);
     const client = await EventClient.connect(s.ws_url);
     await client.next("session.state_updated");
 
-    // Same origin as the gateway, so the page's WHEP call needs no CORS.
-    const page = await ctx.browser.newPage();
-    await page.goto(`${ctx.suite.gatewayUrl}/readyz`);
-    await page.evaluate(
-      watchAndListen(`${ctx.suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, s.session_token),
-    );
-    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__connected, undefined, {
-      timeout: 20_000,
-    });
-
-    const levels = () =>
-      page.evaluate(() => (globalThis as unknown as PageGlobals).__levels.map((l) => l.rms));
-    const loudest = (rms: number[]) => Math.max(0, ...rms);
+    const { page, levels } = await openListener(s);
     // Before anyone speaks: the avatar is silent.
     await page.waitForTimeout(1_500);
     const before = await levels();
@@ -143,16 +148,7 @@ describe.skipIf(!available)("a LITE session in a browser", () => {
     const spokenAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
-    const page = await ctx.browser.newPage();
-    await page.goto(`${ctx.suite.gatewayUrl}/readyz`);
-    await page.evaluate(
-      watchAndListen(`${ctx.suite.gatewayUrl}/v1/sessions/${s.session_id}/whep`, s.session_token),
-    );
-    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__connected, undefined, {
-      timeout: 20_000,
-    });
-    const levels = () =>
-      page.evaluate(() => (globalThis as unknown as PageGlobals).__levels.map((l) => l.rms));
+    const { page, levels } = await openListener(s);
     await client.next("agent.speak_ended", () => true, 20_000);
     const endedAfterMs = Date.now() - spokenAt;
     await page.waitForTimeout(500);
@@ -168,7 +164,7 @@ describe.skipIf(!available)("a LITE session in a browser", () => {
       endedAfterMs,
       recordedMs: during.length * 10,
       loudSamplesDuring: heard,
-      loudestAfter: Math.max(0, ...after.slice(50)),
+      loudestAfter: loudest(after.slice(50)),
     });
     // Heard: the rest of the utterance, at least a second of it (sampled every 10 ms)...
     expect(heard).toBeGreaterThan(100);
@@ -176,6 +172,6 @@ describe.skipIf(!available)("a LITE session in a browser", () => {
     expect(heard * 10).toBeLessThan(utteranceMs - 800);
     // and nothing after the utterance has ended (a voice replayed from its start would run on).
     expect(after.length).toBeGreaterThan(100);
-    expect(Math.max(0, ...after.slice(50))).toBeLessThan(0.005);
+    expect(loudest(after.slice(50))).toBeLessThan(0.005);
   });
 });
