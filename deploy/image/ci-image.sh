@@ -79,13 +79,15 @@ common=(--network host --read-only --tmpfs /tmp --user 1000:1000 --security-opt 
   -e ENCRYPTION_KEYS="ci:$(head -c 32 /dev/urandom | base64)" -e SERVICE_IDENTITY_PUBLIC_KEYS="$(key public-keys)"
   "${url_env[@]}")
 # As the manifests run them (tools/build/src/node-flags.ts).
-NODE_FLAGS=$(node --import tsx --input-type=module \
-  -e 'import { NODE_FLAGS } from "./tools/build/src/node-flags.ts"; console.log(NODE_FLAGS.join(" "))')
+node_flags() { # node_flags ENTRY
+  node --import tsx --input-type=module \
+    -e 'import { nodeFlagsFor } from "./tools/build/src/node-flags.ts"; console.log(nodeFlagsFor(process.argv[1]).join(" "))' "$1"
+}
 run_process() { # run_process NAME ENTRY [ENV...]
   local name=$1 entry=$2 image=$IMAGE; shift 2
   [ "$name" = pipeline ] && image=$PIPELINE_IMAGE
   podman run -d --name "$PREFIX-$name" "${common[@]}" -e PORT="${PORTS[$name]}" \
-    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node $NODE_FLAGS "$entry" >/dev/null
+    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node $(node_flags "$entry") "$entry" >/dev/null
   started+=("$PREFIX-$name")
 }
 for name in tokens catalog agents memory sessions pipeline webhooks; do

@@ -1,4 +1,4 @@
-import { NODE_FLAGS } from "@avatar/build/node-flags";
+import { nodeFlagsFor } from "@avatar/build/node-flags";
 import type { IDeployment } from "kubernetes-models/apps/v1";
 import type { IContainer, IPodSpec } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
@@ -27,14 +27,11 @@ function deployment(name: string): Resource {
   const env = [secret("NATS_URL")];
   if (services.includes(name)) env.push(secret("DATABASE_URL"));
   if (sealingServices.includes(name)) env.push(secret("ENCRYPTION_KEYS"));
+  const main = name === "gateway" ? "gateway/dist/main.js" : `services/${name}/dist/main.js`;
   const container: IContainer = {
     name: "app",
     image: "avatar-session-service",
-    command: [
-      "node",
-      ...NODE_FLAGS,
-      name === "gateway" ? "gateway/dist/main.js" : `services/${name}/dist/main.js`,
-    ],
+    command: ["node", ...nodeFlagsFor(main), main],
     envFrom: [{ configMapRef: { name: "avatar-config" } }],
     env,
     ports: [{ name: "http", containerPort: 8080 }],
@@ -139,7 +136,14 @@ describe("the manifest checks", () => {
       broken("Deployment", "gateway", (r) => {
         appOf(r).command = ["node", "gateway/dist/main.js"];
       }),
-      `Deployment/gateway: command is not node ${NODE_FLAGS.join(" ")} gateway/dist/main.js`,
+      `Deployment/gateway: command is not node ${nodeFlagsFor("gateway/dist/main.js").join(" ")} gateway/dist/main.js`,
+    ],
+    [
+      "the pipeline run without the flags it adds to every node's",
+      broken("Deployment", "pipeline", (r) => {
+        appOf(r).command = ["node", "--initial-old-space-size=128", "services/pipeline/dist/main.js"];
+      }),
+      `Deployment/pipeline: command is not node ${nodeFlagsFor("services/pipeline/dist/main.js").join(" ")} services/pipeline/dist/main.js`,
     ],
     [
       "a liveness probe on another path",

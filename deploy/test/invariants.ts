@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { NODE_FLAGS } from "@avatar/build/node-flags";
+import { nodeFlagsFor } from "@avatar/build/node-flags";
 import { PROCESSES } from "@avatar/build/processes";
 import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import type { IIngress, INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
@@ -117,7 +117,7 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
         const at = `Deployment/${w.name}`;
         const problems: string[] = [];
         const main = w.name === "gateway" ? "gateway/dist/main.js" : `services/${w.name}/dist/main.js`;
-        const command = ["node", ...NODE_FLAGS, main].join(" ");
+        const command = ["node", ...nodeFlagsFor(main), main].join(" ");
         if (c.command?.join(" ") !== command) problems.push(`${at}: command is not ${command}`);
         const wantSecrets = [
           "NATS_URL",

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import path from "node:path";
-import { NODE_FLAGS } from "@avatar/build/node-flags";
+import { nodeFlagsFor } from "@avatar/build/node-flags";
 
 /** The repository root (processes run from there, as `pnpm start` does). */
 export const repoRoot = path.resolve(import.meta.dirname, "../../..");
@@ -23,7 +23,7 @@ export function builtEntry(entry: string): string {
 /**
  * Runs one of the suite's entry points as its own Node process: a source file (`services/catalog/src/main.ts`)
  * through tsx, a built one (`services/catalog/dist/main.js`) as it is, with the flags every process's
- * `node` runs with (NODE_FLAGS). With TOPOLOGY_LOG_DIR set, what
+ * `node` runs with (nodeFlagsFor). With TOPOLOGY_LOG_DIR set, what
  * each process writes is also appended to `<dir>/<name>.log` (kept across restarts, for a flaky run).
  */
 export function spawnEntry(
@@ -33,7 +33,7 @@ export function spawnEntry(
   nodeArgs: string[] = [],
 ): SpawnedProcess {
   const args = [
-    ...NODE_FLAGS,
+    ...nodeFlagsFor(entry),
     ...nodeArgs,
     ...(entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry]),
   ];

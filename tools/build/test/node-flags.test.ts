@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { NODE_FLAGS, nodeFlagsFor } from "../src/node-flags.js";
+
+describe("nodeFlagsFor", () => {
+  it("gives the pipeline a larger young generation on top of every process's flags", () => {
+    for (const main of [
+      "services/pipeline/dist/main.js",
+      "services/pipeline/src/main.ts",
+      "/app/services/pipeline/dist/main.js",
+    ]) {
+      expect(nodeFlagsFor(main)).toEqual([...NODE_FLAGS, "--max-semi-space-size=32"]);
+    }
+  });
+
+  it("gives every other process the common flags only", () => {
+    for (const main of [
+      "gateway/dist/main.js",
+      "services/tokens/dist/main.js",
+      "suite/src/main.ts",
+      "tools/avatarctl/dist/main.js",
+    ]) {
+      expect(nodeFlagsFor(main)).toEqual(NODE_FLAGS);
+    }
+  });
+});
