@@ -23,7 +23,9 @@ export const NODE_FLAGS = ["--initial-old-space-size=128"];
  * 1,000 sessions it filled 16 MB about 13 times a second, each scavenge ~1.9 ms on its event loop. With 32
  * MB it scavenges half as often, at the same cost each (what survives does not grow); `pnpm bench:lite` on
  * 2026-11-27, alternated runs: pipeline GC 21-25 -> 12-15 ms a second, chunk round trip p99 10.6-13.7 ->
- * 7.2-9.7 ms. Young memory is taken only while the process allocates that fast; at rest it stays small.
+ * 7.2-9.7 ms (in plain runs within the noise). Young memory is taken only while the process allocates that
+ * fast; at rest it stays small. Not for the gateway or the one-process suite: there LITE's p99 got worse
+ * with it (README).
  */
 const OWN_FLAGS: Record<string, readonly string[]> = {
   pipeline: ["--max-semi-space-size=32"],
