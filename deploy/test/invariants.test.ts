@@ -1,9 +1,11 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { nodeFlagsFor } from "@avatar/build/node-flags";
 import type { IDeployment } from "kubernetes-models/apps/v1";
 import type { IContainer, IPodSpec } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
 import * as check from "./invariants.js";
-import type { Resource } from "./manifests.js";
+import { deployDir, type Resource } from "./manifests.js";
 import { schemaProblems } from "./models.js";
 import { sealingServices, services, suite } from "./workloads.js";
 
@@ -299,6 +301,16 @@ describe("the manifest checks", () => {
     expect(check.networkProblems([...goodSuite(), server])).toEqual([
       "Deployment/transport-a: port 7880/TCP is not reachable from outside",
       "Deployment/transport-a: port 7882/UDP is not reachable from outside",
+    ]);
+  });
+
+  it("want the image's commands run with each process's node flags", () => {
+    const containerfile = readFileSync(path.join(deployDir, "Containerfile"), "utf8");
+    expect(check.containerfileCommandProblems(containerfile)).toEqual([]);
+    const withoutOwnFlags = containerfile.replace(', "--max-semi-space-size=32"', "");
+    expect(withoutOwnFlags).not.toEqual(containerfile);
+    expect(check.containerfileCommandProblems(withoutOwnFlags)).toEqual([
+      `Containerfile pipeline: CMD is not node ${nodeFlagsFor("services/pipeline/dist/main.js").join(" ")} services/pipeline/dist/main.js`,
     ]);
   });
 

@@ -333,3 +333,23 @@ function suiteReaches(
     .filter((w) => isSuite(w) && services.includes(w.name))
     .every((w) => ingressAllowed(policies, pod, { pod: w.labels }, port));
 }
+
+/**
+ * The image's default commands (`CMD [...]` of each stage of the Containerfile, given as its text) run
+ * their bundle with the flags of nodeFlagsFor, as the manifests do.
+ */
+export function containerfileCommandProblems(containerfile: string): string[] {
+  const problems: string[] = [];
+  let stage = "";
+  for (const line of containerfile.split("\n")) {
+    const from = /^FROM\s+\S+\s+AS\s+(\S+)/i.exec(line);
+    if (from) stage = from[1] ?? "";
+    const cmd = /^CMD\s+(\[.*\])\s*$/.exec(line);
+    if (!cmd) continue;
+    const command = JSON.parse(cmd[1] ?? "[]") as string[];
+    const main = command.at(-1) ?? "";
+    const want = ["node", ...nodeFlagsFor(main), main].join(" ");
+    if (command.join(" ") !== want) problems.push(`Containerfile ${stage}: CMD is not ${want}`);
+  }
+  return problems;
+}

@@ -13,6 +13,7 @@ interface Receiver {
   _fragments: unknown[];
   write(chunk: Buffer): boolean;
   on(event: "message", listener: (data: Buffer, isBinary: boolean) => void): void;
+  on(event: "error", listener: (err: Error & { code?: string; [status: symbol]: number }) => void): void;
 }
 const { Receiver } = createRequire(import.meta.url)("ws") as {
   Receiver: new (options: { isServer: boolean; binaryType?: string }) => Receiver;
@@ -57,5 +58,17 @@ describe("ws's receiver (patched)", () => {
     expect(messages[0]?.isBinary).toBe(true);
     expect(messages[0]?.list).toHaveLength(0);
     expect(kept[0]).toEqual(payload);
+  });
+
+  it("still refuses a text message that is not UTF-8 (1007), its list emptied all the same", async () => {
+    const receiver = new Receiver({ isServer: false });
+    const list = receiver._fragments;
+    const errors: string[] = [];
+    receiver.on("error", (err) => errors.push(err.code ?? err.message));
+    const messages = receive(receiver, [frame(1, Buffer.from([0x7b, 0xff, 0x7d]))]);
+    await new Promise((resolve) => setImmediate(resolve)); // the stream reports its error on a later tick
+    expect(messages).toEqual([]);
+    expect(errors).toEqual(["WS_ERR_INVALID_UTF8"]);
+    expect(list).toHaveLength(0);
   });
 });
