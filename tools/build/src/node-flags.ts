@@ -1,7 +1,7 @@
 /**
- * What every process's `node` runs with (and, with nodeFlagsFor, what one process adds), wherever it runs: the manifests (deploy/base, checked by
- * deploy/test), the image's CMD and CI's image step, the processes tests and benchmarks spawn
- * (@avatar/testkit), `pnpm start`.
+ * What every process's `node` runs with (nodeFlagsFor adds what one process needs besides), wherever it
+ * runs: the manifests (deploy/base) and the image's CMDs (both checked by deploy/test), CI's image step,
+ * the processes tests and benchmarks spawn (@avatar/testkit), `pnpm start`.
  *
  * A larger initial old space. V8 counts the memory of ArrayBuffers (socket reads, ws frames, bus
  * messages, HTTP bodies) towards the limit that starts a full mark-compact, and at its default a gateway
@@ -31,7 +31,7 @@ const OWN_FLAGS: Record<string, readonly string[]> = {
   pipeline: ["--max-semi-space-size=32"],
 };
 
-/** Every flag the process whose entry point is `main` runs with (`services/pipeline/dist/main.js`, `gateway/src/main.ts`). */
+/** Every flag of the process whose entry point is `main` (`services/pipeline/dist/main.js`, ...). */
 export function nodeFlagsFor(main: string): string[] {
   const name = /(?:^|\/)services\/([^/]+)\//.exec(main)?.[1];
   return [...NODE_FLAGS, ...((name && OWN_FLAGS[name]) || [])];
