@@ -10,17 +10,25 @@ export interface TurnBatchOptions<T> {
   maxItems: number;
   /** Items with the same key never share a batch (the later one waits for the next batch). */
   key?: (item: T) => string;
+  /**
+   * The most flushes out at once (unlimited unless told). At the limit, the items that come wait for a
+   * flush to return and then go together at once: group commit, where each batch is one statement and
+   * the next one gathers while the last is out.
+   */
+  maxInFlight?: number;
 }
 
 /**
  * Items added in the same turn of the event loop are handed to `flush` together, at the end of that turn
  * (setImmediate): under load that is one round trip for several callers, alone an item waits for nothing
- * but the end of the current turn. `flush` answers every item of its batch; should it throw instead, the
+ * but the end of the current turn. With `maxInFlight`, the items that come while that many flushes are
+ * out wait for one to return. `flush` answers every item of its batch; should it throw instead, the
  * items it left unanswered get that error.
  */
 export class TurnBatch<T, R> {
   private queue: Pending<T, R>[] = [];
   private scheduled = false;
+  private inFlight = 0;
 
   constructor(
     private readonly flush: (batch: Pending<T, R>[]) => Promise<void>,
@@ -35,12 +43,27 @@ export class TurnBatch<T, R> {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.queue.length === 0) return;
+    if (this.scheduled || this.queue.length === 0 || this.atLimit()) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.send(this.take());
+      if (this.queue.length > 0 && !this.atLimit()) this.sendOne();
       this.schedule();
+    });
+  }
+
+  private atLimit(): boolean {
+    return this.inFlight >= (this.options.maxInFlight ?? Number.POSITIVE_INFINITY);
+  }
+
+  private sendOne(): void {
+    this.inFlight++;
+    void this.send(this.take()).finally(() => {
+      this.inFlight--;
+      // What came while the limit held waits for no other turn.
+      while (this.options.maxInFlight !== undefined && this.queue.length > 0 && !this.atLimit()) {
+        this.sendOne();
+      }
     });
   }
 

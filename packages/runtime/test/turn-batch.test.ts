@@ -69,4 +69,79 @@ describe("TurnBatch", () => {
     await expect(batch.add(1)).rejects.toThrow("first fails");
     expect(await batch.add(2)).toBe(2);
   });
+
+  describe("with maxInFlight", () => {
+    /** A batch whose flushes wait until released, recording each batch and the most out at once. */
+    function held(maxInFlight: number) {
+      const batches: number[][] = [];
+      const releases: (() => void)[] = [];
+      let out = 0;
+      let mostOut = 0;
+      const batch = new TurnBatch<number, number>(
+        async (waiting) => {
+          batches.push(waiting.map((w) => w.item));
+          mostOut = Math.max(mostOut, ++out);
+          await new Promise<void>((release) => releases.push(release));
+          out--;
+          for (const w of waiting) w.resolve(w.item * 2);
+        },
+        { maxItems: 10, maxInFlight },
+      );
+      return { batch, batches, releases, mostOut: () => mostOut };
+    }
+
+    it("holds what comes while a flush is out, over several turns, and sends it together when it returns", async () => {
+      const { batch, batches, releases } = held(1);
+      const first = batch.add(1);
+      await nextTurn();
+      const later = [batch.add(2)];
+      await nextTurn();
+      later.push(batch.add(3), batch.add(4));
+      await nextTurn();
+      expect(batches).toEqual([[1]]);
+      releases.shift()?.();
+      expect(await first).toBe(2);
+      await nextTurn();
+      expect(batches).toEqual([[1], [2, 3, 4]]);
+      releases.shift()?.();
+      expect(await Promise.all(later)).toEqual([4, 6, 8]);
+    });
+
+    it("never has more flushes out than it may, and sends alone an item that finds a place free", async () => {
+      const { batch, batches, releases, mostOut } = held(2);
+      const answers = [batch.add(1)];
+      await nextTurn();
+      answers.push(batch.add(2));
+      await nextTurn();
+      answers.push(batch.add(3));
+      await nextTurn();
+      expect(batches).toEqual([[1], [2]]);
+      releases.shift()?.();
+      await answers[0];
+      await nextTurn();
+      expect(batches).toEqual([[1], [2], [3]]);
+      while (releases.length > 0) {
+        releases.shift()?.();
+        await nextTurn();
+      }
+      expect(await Promise.all(answers)).toEqual([2, 4, 6]);
+      expect(mostOut()).toBe(2);
+    });
+
+    it("frees the place of a flush that threw", async () => {
+      let calls = 0;
+      const batch = new TurnBatch<number, number>(
+        async (waiting) => {
+          if (calls++ === 0) throw new Error("first fails");
+          for (const w of waiting) w.resolve(w.item);
+        },
+        { maxItems: 10, maxInFlight: 1 },
+      );
+      const first = batch.add(1).catch((err: Error) => err.message);
+      await nextTurn();
+      const second = batch.add(2);
+      expect(await first).toBe("first fails");
+      expect(await second).toBe(2);
+    });
+  });
 });

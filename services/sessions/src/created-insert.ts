@@ -99,12 +99,15 @@ interface Creation {
 }
 
 /**
- * New sessions inserted together (group commit): the creations that reach it in the same turn of the
- * event loop share one statement, one round trip and one commit. Under load that is several mints per
- * insert, which is where a mint's Postgres time and its socket writes went; alone, a creation waits for
- * nothing but the end of the current turn. Each caller gets its own row, or its id when that is all it
- * asked for (undefined when its id existed). When the shared statement fails, each creation is tried on
- * its own, so that one refused row fails only its own caller.
+ * New sessions inserted together (group commit): one statement at a time, and the creations that reach
+ * it meanwhile share the next one, with those of the same turn of the event loop: one statement, one
+ * round trip and one commit. Under load that is several mints per insert, which is where a mint's
+ * Postgres time and its socket writes went; alone, a creation waits for nothing but the end of the
+ * current turn. One at a time because that served more mints in one process than a statement per turn
+ * (with as many rows a statement), and made no difference we could measure as separate processes
+ * (README). Each caller gets its own row, or its id when that is all it asked for (undefined when its
+ * id existed). When the shared statement fails, each creation is tried on its own, so that one refused
+ * row fails only its own caller.
  */
 export class CreationBatch {
   private readonly batch: TurnBatch<Creation, Created | undefined>;
@@ -115,10 +118,11 @@ export class CreationBatch {
     maxRows = 32,
   ) {
     // An id at most once per statement: a retried creation of the same id waits for the next one,
-    // where it finds the row the first one made.
+    // which goes once the first has committed, and finds the row it made.
     this.batch = new TurnBatch((waiting) => this.flush(waiting), {
       maxItems: maxRows,
       key: (c) => c.values.id,
+      maxInFlight: 1,
     });
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { SessionMode } from "@avatar/contracts/common";
 import { connectErrorOf, errorDetailOf, MAX_BATCH_ITEMS } from "@avatar/runtime";
 import { Code } from "@connectrpc/connect";
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreationBatch, type NewSessionValues } from "../src/created-insert.js";
 import type { SessionsDatabase } from "../src/schema.js";
@@ -122,6 +122,38 @@ describe("CreationBatch", () => {
     expect(b).toBeUndefined();
     expect(rest.every((r) => r !== undefined)).toBe(true);
     expect(counter.statements).toBe(2);
+  });
+
+  it("sends one statement at a time: the creations of later turns wait for it and share the next", async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const statements: number[] = [];
+    const db = {
+      executeQuery: async (query: CompiledQuery) => {
+        statements.push(query.parameters.length);
+        if (statements.length === 1) await held;
+        return t.db.executeQuery(query);
+      },
+    } as unknown as Kysely<SessionsDatabase>;
+    const batch = new CreationBatch(db);
+    const nextTurn = () => new Promise((r) => setImmediate(r));
+    const first = newValues();
+    const answers = [batch.insert(first)];
+    await nextTurn();
+    const later = Array.from({ length: 3 }, () => newValues());
+    for (const values of later) {
+      answers.push(batch.insert(values));
+      await nextTurn();
+    }
+    expect(statements).toHaveLength(1);
+    release();
+    const rows = await Promise.all(answers);
+    expect(rows.map((r) => r?.id)).toEqual([first, ...later].map((v) => v.id));
+    const perRow = statements[0] ?? 0;
+    expect(statements).toEqual([perRow, 3 * perRow]);
+    expect(await storedIds(rows.map((r) => r?.id ?? ""))).toEqual([first, ...later].map((v) => v.id).sort());
   });
 
   it("fails only the creation the database refuses when a shared statement fails", async () => {
