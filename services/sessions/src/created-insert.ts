@@ -99,30 +99,32 @@ interface Creation {
 }
 
 /**
- * New sessions inserted together (group commit): one statement at a time, and the creations that reach
- * it meanwhile share the next one, with those of the same turn of the event loop: one statement, one
- * round trip and one commit. Under load that is several mints per insert, which is where a mint's
- * Postgres time and its socket writes went; alone, a creation waits for nothing but the end of the
- * current turn. One at a time because that served more mints in one process than a statement per turn
- * (with as many rows a statement), and made no difference we could measure as separate processes
- * (README). Each caller gets its own row, or its id when that is all it asked for (undefined when its
- * id existed). When the shared statement fails, each creation is tried on its own, so that one refused
- * row fails only its own caller.
+ * New sessions inserted together (group commit): the creations that reach it in the same turn of the
+ * event loop share one statement, one round trip and one commit. Under load that is several mints per
+ * insert, which is where a mint's Postgres time and its socket writes went; alone, a creation waits for
+ * nothing but the end of the current turn. With `maxInFlight`, the creations that come while that many
+ * statements are out wait for one to return and share the next. Each caller gets its own row, or its id
+ * when that is all it asked for (undefined when its id existed). When the shared statement fails, each
+ * creation is tried on its own, so that one refused row fails only its own caller.
  */
 export class CreationBatch {
   private readonly batch: TurnBatch<Creation, Created | undefined>;
 
   constructor(
     private readonly db: Kysely<SessionsDatabase>,
-    /** The most rows one statement takes (and so the most statement texts Postgres keeps prepared). */
-    maxRows = 32,
+    options: {
+      /** The most rows one statement takes (and so the most statement texts Postgres keeps prepared). */
+      maxRows?: number;
+      /** The most statements out at once (SESSIONS_CREATION_INSERTS_IN_FLIGHT); unlimited unless told. */
+      maxInFlight?: number | undefined;
+    } = {},
   ) {
     // An id at most once per statement: a retried creation of the same id waits for the next one,
-    // which goes once the first has committed, and finds the row it made.
+    // where it finds the row the first one made.
     this.batch = new TurnBatch((waiting) => this.flush(waiting), {
-      maxItems: maxRows,
+      maxItems: options.maxRows ?? 32,
       key: (c) => c.values.id,
-      maxInFlight: 1,
+      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     });
   }
 

@@ -43,6 +43,11 @@ export const sessionSettings = {
    * sessions on reports, so that the heartbeats and activity held during the outage can arrive.
    */
   SESSIONS_RECOVERY_GRACE_MS: env.int({ default: 10_000, min: 0, max: 600_000 }),
+  /**
+   * How many inserts of new sessions may be out at once (created-insert.ts); 0: one per turn of the
+   * event loop, however many that makes. The one-process suite sets 1 (start-suite.ts).
+   */
+  SESSIONS_CREATION_INSERTS_IN_FLIGHT: env.int({ default: 0, min: 0, max: 64 }),
 };
 
 export type SessionSettings = ConfigOf<typeof sessionSettings>;

@@ -113,7 +113,7 @@ describe("CreationBatch", () => {
 
   it("takes at most maxRows per statement, and an id once: a second creation of it finds the row made", async () => {
     const { db, counter } = counted(t.db);
-    const batch = new CreationBatch(db, 4);
+    const batch = new CreationBatch(db, { maxRows: 4 });
     const first = newValues();
     const again: NewSessionValues = { ...first, space_id: randomUUID() };
     const others = Array.from({ length: 5 }, () => newValues());
@@ -124,7 +124,7 @@ describe("CreationBatch", () => {
     expect(counter.statements).toBe(2);
   });
 
-  it("sends one statement at a time: the creations of later turns wait for it and share the next", async () => {
+  it("with maxInFlight 1, sends one statement at a time: later turns' creations wait and share the next", async () => {
     let release = () => {};
     const held = new Promise<void>((r) => {
       release = r;
@@ -137,7 +137,7 @@ describe("CreationBatch", () => {
         return t.db.executeQuery(query);
       },
     } as unknown as Kysely<SessionsDatabase>;
-    const batch = new CreationBatch(db);
+    const batch = new CreationBatch(db, { maxInFlight: 1 });
     const nextTurn = () => new Promise((r) => setImmediate(r));
     const first = newValues();
     const answers = [batch.insert(first)];
