@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Pending, TurnBatch } from "../src/turn-batch.js";
+import { type Pending, TurnBatch, type TurnBatchOptions } from "../src/turn-batch.js";
 
 /** Items added in one turn of the event loop reach `flush` together; each caller gets its own answer. */
 
@@ -13,6 +13,15 @@ function doubling(options: { maxItems: number; key?: (n: number) => string }) {
     for (const w of waiting) w.resolve(w.item * 2);
   }, options);
   return { batch, batches };
+}
+
+/** A batch whose first flush throws and whose later ones answer each item with itself. */
+function failingFirst(options: TurnBatchOptions<number>) {
+  let calls = 0;
+  return new TurnBatch<number, number>(async (waiting) => {
+    if (calls++ === 0) throw new Error("first fails");
+    for (const w of waiting) w.resolve(w.item);
+  }, options);
 }
 
 describe("TurnBatch", () => {
@@ -58,14 +67,7 @@ describe("TurnBatch", () => {
   });
 
   it("keeps serving after a failed flush", async () => {
-    let calls = 0;
-    const batch = new TurnBatch<number, number>(
-      async (waiting) => {
-        if (calls++ === 0) throw new Error("first fails");
-        for (const w of waiting) w.resolve(w.item);
-      },
-      { maxItems: 10 },
-    );
+    const batch = failingFirst({ maxItems: 10 });
     await expect(batch.add(1)).rejects.toThrow("first fails");
     expect(await batch.add(2)).toBe(2);
   });
@@ -129,14 +131,7 @@ describe("TurnBatch", () => {
     });
 
     it("frees the place of a flush that threw", async () => {
-      let calls = 0;
-      const batch = new TurnBatch<number, number>(
-        async (waiting) => {
-          if (calls++ === 0) throw new Error("first fails");
-          for (const w of waiting) w.resolve(w.item);
-        },
-        { maxItems: 10, maxInFlight: 1 },
-      );
+      const batch = failingFirst({ maxItems: 10, maxInFlight: 1 });
       const first = batch.add(1).catch((err: Error) => err.message);
       await nextTurn();
       const second = batch.add(2);
