@@ -60,8 +60,8 @@ export interface Suite {
 /**
  * Settings of the services that differ in one process (the environment still wins). One insert of new
  * sessions out at a time: the sessions service shares this event loop with the gateway and the tokens
- * service, and that served 13 % more mints (README, Performance); as separate processes it made no
- * difference that could be told from this machine's noise, or a loss.
+ * service, and that served 13 % more mints (README, Performance); as separate processes it did no
+ * better, and read lower in some runs, so they keep a statement per turn.
  */
 export const SUITE_DEFAULTS = { SESSIONS_CREATION_INSERTS_IN_FLIGHT: "1" } as const;
 
