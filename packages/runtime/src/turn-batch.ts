@@ -15,7 +15,7 @@ export interface TurnBatchOptions<T> {
    * flush to return and then go together at once: group commit, where each batch is one statement and
    * the next one gathers while the last is out.
    */
-  maxInFlight?: number;
+  maxInFlight?: number | undefined;
 }
 
 /**
@@ -33,7 +33,12 @@ export class TurnBatch<T, R> {
   constructor(
     private readonly flush: (batch: Pending<T, R>[]) => Promise<void>,
     private readonly options: TurnBatchOptions<T>,
-  ) {}
+  ) {
+    // A limit below one would hold every item for good.
+    if (options.maxInFlight !== undefined && !(options.maxInFlight >= 1)) {
+      throw new RangeError(`maxInFlight must be at least 1, not ${options.maxInFlight}`);
+    }
+  }
 
   add(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {

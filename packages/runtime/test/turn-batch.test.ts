@@ -130,6 +130,12 @@ describe("TurnBatch", () => {
       expect(mostOut()).toBe(2);
     });
 
+    it("refuses a limit that would hold every item for good", () => {
+      for (const maxInFlight of [0, -1, Number.NaN]) {
+        expect(() => new TurnBatch(async () => {}, { maxItems: 10, maxInFlight })).toThrow(RangeError);
+      }
+    });
+
     it("frees the place of a flush that threw", async () => {
       const batch = failingFirst({ maxItems: 10, maxInFlight: 1 });
       const first = batch.add(1).catch((err: Error) => err.message);

@@ -115,8 +115,8 @@ export class CreationBatch {
     options: {
       /** The most rows one statement takes (and so the most statement texts Postgres keeps prepared). */
       maxRows?: number;
-      /** The most statements out at once (SESSIONS_CREATION_INSERTS_IN_FLIGHT); unlimited unless told. */
-      maxInFlight?: number | undefined;
+      /** The most statements out at once (SESSIONS_CREATION_INSERTS_IN_FLIGHT); 0 or absent: no limit. */
+      maxInFlight?: number;
     } = {},
   ) {
     // An id at most once per statement: a retried creation of the same id waits for the next one,
@@ -124,7 +124,7 @@ export class CreationBatch {
     this.batch = new TurnBatch((waiting) => this.flush(waiting), {
       maxItems: options.maxRows ?? 32,
       key: (c) => c.values.id,
-      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+      maxInFlight: options.maxInFlight || undefined,
     });
   }
 

@@ -75,9 +75,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   const onDatabase = (works: boolean) => (works ? judgment.databaseWorks() : judgment.databaseFailed());
   const lifecycle = new SessionLifecycle({
     db: deps.db,
-    creations: new CreationBatch(deps.db, {
-      maxInFlight: settings.SESSIONS_CREATION_INSERTS_IN_FLIGHT || undefined,
-    }),
+    creations: new CreationBatch(deps.db, { maxInFlight: settings.SESSIONS_CREATION_INSERTS_IN_FLIGHT }),
     settings,
     outbox,
     now,

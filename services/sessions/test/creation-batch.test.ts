@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { SessionMode } from "@avatar/contracts/common";
-import { connectErrorOf, errorDetailOf, MAX_BATCH_ITEMS } from "@avatar/runtime";
+import { connectErrorOf, errorDetailOf, MAX_BATCH_ITEMS, readConfig } from "@avatar/runtime";
 import { Code } from "@connectrpc/connect";
 import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreationBatch, type NewSessionValues } from "../src/created-insert.js";
 import type { SessionsDatabase } from "../src/schema.js";
+import { sessionSettings } from "../src/settings.js";
 import {
   API_KEY_ID,
   AVATAR,
@@ -60,12 +61,16 @@ function newValues(fields: Partial<NewSessionValues> = {}): NewSessionValues {
   };
 }
 
-/** The test database, counting the statements sent through it. */
-function counted(db: Kysely<SessionsDatabase>) {
-  const counter = { statements: 0 };
+/**
+ * The test database, counting the statements sent through it and the parameters of each; with `hold`,
+ * the first statement waits for it before it is sent.
+ */
+function counted(db: Kysely<SessionsDatabase>, hold?: Promise<void>) {
+  const counter = { statements: 0, parameters: [] as number[] };
   const wrapped = {
-    executeQuery: (query: Parameters<Kysely<SessionsDatabase>["executeQuery"]>[0]) => {
-      counter.statements++;
+    executeQuery: async (query: CompiledQuery) => {
+      counter.parameters.push(query.parameters.length);
+      if (counter.statements++ === 0) await hold;
       return db.executeQuery(query);
     },
   } as unknown as Kysely<SessionsDatabase>;
@@ -124,36 +129,44 @@ describe("CreationBatch", () => {
     expect(counter.statements).toBe(2);
   });
 
-  it("with maxInFlight 1, sends one statement at a time: later turns' creations wait and share the next", async () => {
-    let release = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    const statements: number[] = [];
-    const db = {
-      executeQuery: async (query: CompiledQuery) => {
-        statements.push(query.parameters.length);
-        if (statements.length === 1) await held;
-        return t.db.executeQuery(query);
-      },
-    } as unknown as Kysely<SessionsDatabase>;
-    const batch = new CreationBatch(db, { maxInFlight: 1 });
-    const nextTurn = () => new Promise((r) => setImmediate(r));
-    const first = newValues();
-    const answers = [batch.insert(first)];
-    await nextTurn();
-    const later = Array.from({ length: 3 }, () => newValues());
-    for (const values of later) {
-      answers.push(batch.insert(values));
-      await nextTurn();
+  it.each([
+    ["1: one statement out at a time, later turns' creations share the next", "1", 1, [1, 3]],
+    ["0 (the default): a statement per turn, however many are out", "0", 4, [1, 1, 1, 1]],
+  ])(
+    "with SESSIONS_CREATION_INSERTS_IN_FLIGHT %s",
+    async (_name, setting, sentWhileHeld, rowsPerStatement) => {
+      let release = () => {};
+      const hold = new Promise<void>((r) => {
+        release = r;
+      });
+      const { db, counter } = counted(t.db, hold);
+      const { SESSIONS_CREATION_INSERTS_IN_FLIGHT } = readConfig(sessionSettings, {
+        SESSIONS_CREATION_INSERTS_IN_FLIGHT: setting,
+      });
+      const batch = new CreationBatch(db, { maxInFlight: SESSIONS_CREATION_INSERTS_IN_FLIGHT });
+      const nextTurn = () => new Promise((r) => setImmediate(r));
+      const items = Array.from({ length: 4 }, () => newValues());
+      const answers = [];
+      for (const values of items) {
+        answers.push(batch.insert(values));
+        await nextTurn();
+      }
+      expect(counter.statements).toBe(sentWhileHeld);
+      release();
+      const rows = await Promise.all(answers);
+      expect(rows.map((r) => r?.id)).toEqual(items.map((v) => v.id));
+      const perRow = counter.parameters[0] ?? 0;
+      expect(counter.parameters).toEqual(rowsPerStatement.map((n) => n * perRow));
+      expect(await storedIds(items.map((v) => v.id))).toEqual(items.map((v) => v.id).sort());
+    },
+  );
+
+  it("refuses a SESSIONS_CREATION_INSERTS_IN_FLIGHT that is not a whole number from 0 to 64", () => {
+    for (const bad of ["-1", "65", "two", "1.5"]) {
+      expect(() => readConfig(sessionSettings, { SESSIONS_CREATION_INSERTS_IN_FLIGHT: bad })).toThrow(
+        /SESSIONS_CREATION_INSERTS_IN_FLIGHT/,
+      );
     }
-    expect(statements).toHaveLength(1);
-    release();
-    const rows = await Promise.all(answers);
-    expect(rows.map((r) => r?.id)).toEqual([first, ...later].map((v) => v.id));
-    const perRow = statements[0] ?? 0;
-    expect(statements).toEqual([perRow, 3 * perRow]);
-    expect(await storedIds(rows.map((r) => r?.id ?? ""))).toEqual([first, ...later].map((v) => v.id).sort());
   });
 
   it("fails only the creation the database refuses when a shared statement fails", async () => {
