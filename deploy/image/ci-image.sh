@@ -78,16 +78,18 @@ common=(--network host --read-only --tmpfs /tmp --user 1000:1000 --security-opt 
   -e HOST=127.0.0.1 -e NATS_URL="$NATS_URL" -e NATS_NAMESPACE="ci$$" -e DATA_DIR=/tmp/avatar
   -e ENCRYPTION_KEYS="ci:$(head -c 32 /dev/urandom | base64)" -e SERVICE_IDENTITY_PUBLIC_KEYS="$(key public-keys)"
   "${url_env[@]}")
-# As the manifests run them (tools/build/src/node-flags.ts).
-node_flags() { # node_flags ENTRY
-  node --import tsx --input-type=module \
-    -e 'import { nodeFlagsFor } from "./tools/build/src/node-flags.ts"; console.log(nodeFlagsFor(process.argv[1]).join(" "))' "$1"
-}
+# As the manifests run them (tools/build/src/node-flags.ts): every bundle's flags, asked for once.
+declare -A NODE_FLAGS_OF
+while read -r entry flags; do NODE_FLAGS_OF[$entry]=$flags; done < <(node --import tsx --input-type=module -e '
+  import { nodeFlagsFor } from "./tools/build/src/node-flags.ts";
+  import { PROCESSES } from "./tools/build/src/processes.ts";
+  for (const { dir } of PROCESSES) console.log(`${dir}/dist/main.js`, nodeFlagsFor(`${dir}/dist/main.js`).join(" "));')
 run_process() { # run_process NAME ENTRY [ENV...]
   local name=$1 entry=$2 image=$IMAGE; shift 2
+  local flags=${NODE_FLAGS_OF[$entry]:?no node flags for $entry}
   [ "$name" = pipeline ] && image=$PIPELINE_IMAGE
   podman run -d --name "$PREFIX-$name" "${common[@]}" -e PORT="${PORTS[$name]}" \
-    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node $(node_flags "$entry") "$entry" >/dev/null
+    -e SERVICE_IDENTITY_KEY="$(key "$name")" "$@" "$image" node $flags "$entry" >/dev/null
   started+=("$PREFIX-$name")
 }
 for name in tokens catalog agents memory sessions pipeline webhooks; do

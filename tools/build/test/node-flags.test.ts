@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_FLAGS, nodeFlagsFor } from "../src/node-flags.js";
 
@@ -21,5 +23,14 @@ describe("nodeFlagsFor", () => {
     ]) {
       expect(nodeFlagsFor(main)).toEqual(NODE_FLAGS);
     }
+  });
+
+  it("is what `pnpm start` runs the one-process suite with (package.json cannot import it)", () => {
+    const root = path.resolve(import.meta.dirname, "../../..");
+    const { scripts } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    const main = "suite/src/main.ts";
+    expect(scripts.start).toBe(["node", ...nodeFlagsFor(main), "--import", "tsx", main].join(" "));
   });
 });
