@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { nodeFlagsFor } from "@avatar/build/node-flags";
 import type { IDeployment } from "kubernetes-models/apps/v1";
 import type { IContainer, IPodSpec } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
@@ -29,11 +28,10 @@ function deployment(name: string): Resource {
   const env = [secret("NATS_URL")];
   if (services.includes(name)) env.push(secret("DATABASE_URL"));
   if (sealingServices.includes(name)) env.push(secret("ENCRYPTION_KEYS"));
-  const main = name === "gateway" ? "gateway/dist/main.js" : `services/${name}/dist/main.js`;
   const container: IContainer = {
     name: "app",
     image: "avatar-session-service",
-    command: ["node", ...nodeFlagsFor(main), main],
+    command: check.nodeCommand(check.bundleOf(name)),
     envFrom: [{ configMapRef: { name: "avatar-config" } }],
     env,
     ports: [{ name: "http", containerPort: 8080 }],
@@ -138,14 +136,14 @@ describe("the manifest checks", () => {
       broken("Deployment", "gateway", (r) => {
         appOf(r).command = ["node", "gateway/dist/main.js"];
       }),
-      `Deployment/gateway: command is not node ${nodeFlagsFor("gateway/dist/main.js").join(" ")} gateway/dist/main.js`,
+      `Deployment/gateway: command is not ${check.nodeCommand("gateway/dist/main.js").join(" ")}`,
     ],
     [
       "the pipeline run without the flags it adds to every node's",
       broken("Deployment", "pipeline", (r) => {
         appOf(r).command = ["node", "--initial-old-space-size=128", "services/pipeline/dist/main.js"];
       }),
-      `Deployment/pipeline: command is not node ${nodeFlagsFor("services/pipeline/dist/main.js").join(" ")} services/pipeline/dist/main.js`,
+      `Deployment/pipeline: command is not ${check.nodeCommand("services/pipeline/dist/main.js").join(" ")}`,
     ],
     [
       "a liveness probe on another path",
@@ -310,7 +308,7 @@ describe("the manifest checks", () => {
     const withoutOwnFlags = containerfile.replace(', "--max-semi-space-size=32"', "");
     expect(withoutOwnFlags).not.toEqual(containerfile);
     expect(check.containerfileCommandProblems(withoutOwnFlags)).toEqual([
-      `Containerfile pipeline: CMD is not node ${nodeFlagsFor("services/pipeline/dist/main.js").join(" ")} services/pipeline/dist/main.js`,
+      `Containerfile pipeline: CMD is not ${check.nodeCommand("services/pipeline/dist/main.js").join(" ")}`,
     ]);
   });
 

@@ -107,6 +107,13 @@ function probeProblems(
   return target === port ? [] : [`${at}: ${kind} probe port ${get.port} is not PORT ${port}`];
 }
 
+/** The bundle a suite Deployment runs (`gateway/dist/main.js`, `services/<name>/dist/main.js`). */
+export const bundleOf = (name: string): string =>
+  name === "gateway" ? "gateway/dist/main.js" : `services/${name}/dist/main.js`;
+
+/** How a bundle is run: node with that process's flags (tools/build/src/node-flags.ts). */
+export const nodeCommand = (main: string): string[] => ["node", ...nodeFlagsFor(main), main];
+
 /** Commands, secrets and service URLs of the suite's processes. */
 export function suiteEnvironmentProblems(resources: Resource[]): string[] {
   const serviceObjects = ofKind<IService>(resources, "Service");
@@ -116,8 +123,7 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
       w.containers.flatMap((c) => {
         const at = `Deployment/${w.name}`;
         const problems: string[] = [];
-        const main = w.name === "gateway" ? "gateway/dist/main.js" : `services/${w.name}/dist/main.js`;
-        const command = ["node", ...nodeFlagsFor(main), main].join(" ");
+        const command = nodeCommand(bundleOf(w.name)).join(" ");
         if (c.command?.join(" ") !== command) problems.push(`${at}: command is not ${command}`);
         const wantSecrets = [
           "NATS_URL",
@@ -347,8 +353,7 @@ export function containerfileCommandProblems(containerfile: string): string[] {
     const cmd = /^CMD\s+(\[.*\])\s*$/.exec(line);
     if (!cmd) continue;
     const command = JSON.parse(cmd[1] ?? "[]") as string[];
-    const main = command.at(-1) ?? "";
-    const want = ["node", ...nodeFlagsFor(main), main].join(" ");
+    const want = nodeCommand(command.at(-1) ?? "").join(" ");
     if (command.join(" ") !== want) problems.push(`Containerfile ${stage}: CMD is not ${want}`);
   }
   return problems;
