@@ -37,9 +37,9 @@ export type CreatedAnswer = "row" | "id";
 type Created = SessionRow | Pick<SessionRow, "id">;
 
 /**
- * One statement for `n` new sessions, so one round trip: each row and its session.created notice (the
- * session's history) are written together or not at all. Nothing goes on the bus: the first event of a
- * session is session.started. A row whose id exists is not inserted and not answered; the others are
+ * One statement for `n` new sessions, so one round trip. Nothing else is written: the session.created
+ * notice of the session's history is read from the row (session-events.ts), and nothing goes on the bus
+ * (the first event of a session is session.started). A row whose id exists is not inserted and not answered; the others are
  * answered whole or by id (reading thirty columns back is a share of a mint when nobody reads them).
  * Parameters: each row's columns.
  *
@@ -56,9 +56,6 @@ function statementFor(n: number, answer: CreatedAnswer): string {
   values ${rows.join(", ")}
   on conflict (id) do nothing
   returning *
-), notice as (
-  insert into session_events (id, session_id, type, payload, created_at)
-  select gen_random_uuid(), created.id, 'session.created', '{}'::jsonb, created.created_at from created
 )
 select ${answer === "row" ? "*" : "id"} from created`;
 }

@@ -319,12 +319,12 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
 
     async listSessionEvents(req) {
       const session = await sessionInSpace(req.spaceId, req.sessionId);
-      return { events: (await listSessionEvents(db, session.id)).map(sessionEventToProto) };
+      return { events: (await listSessionEvents(db, session)).map(sessionEventToProto) };
     },
 
     async deleteSessionEvents(req) {
       const session = await sessionInSpace(req.spaceId, req.sessionId);
-      const deleted = await db.transaction().execute((trx) => deleteSessionHistory(trx, session.id));
+      const deleted = await db.transaction().execute((trx) => deleteSessionHistory(trx, session.id, now()));
       return { deletedEvents: deleted.events, deletedTranscriptEntries: deleted.transcriptEntries };
     },
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
-import type { SessionsDatabase } from "./schema.js";
+import type { SessionEventRow, SessionRow, SessionsDatabase } from "./schema.js";
 
 /** Stored session events: lifecycle notices written here and realtime notices written by the pipeline. */
 
@@ -75,18 +75,47 @@ export async function appendEventsOfSessions(
   return { written: result?.written ?? 0, unknown: sessionIds.filter((id) => !known.has(id)) };
 }
 
-/** In the order they were written. */
-export function listSessionEvents(db: Db, sessionId: string) {
-  return db
-    .selectFrom("session_events")
-    .selectAll()
-    .where("session_id", "=", sessionId)
-    .orderBy("seq")
-    .execute();
+/** What a session's history is read with: its record's id, creation and whether its history was deleted. */
+export type HistoryOf = Pick<SessionRow, "id" | "created_at" | "history_deleted_at">;
+
+/**
+ * The session.created notice every history begins with. It is not stored: it says no more than the
+ * record, and writing it with each new session cost a third of Postgres's time for a mint. Its id is
+ * the session's.
+ */
+export function createdNotice(session: HistoryOf): SessionEventRow {
+  return {
+    id: session.id,
+    seq: "0",
+    session_id: session.id,
+    type: "session.created",
+    payload: {},
+    created_at: session.created_at,
+  };
 }
 
-/** Removes every stored event and transcript entry of a session for good; the record itself stays. */
-export async function deleteSessionHistory(trx: Transaction<SessionsDatabase>, sessionId: string) {
+/** In the order they were written, after the session.created notice (gone once the history is deleted). */
+export async function listSessionEvents(db: Db, session: HistoryOf): Promise<SessionEventRow[]> {
+  const stored = await db
+    .selectFrom("session_events")
+    .selectAll()
+    .where("session_id", "=", session.id)
+    .orderBy("seq")
+    .execute();
+  return session.history_deleted_at ? stored : [createdNotice(session), ...stored];
+}
+
+/**
+ * Removes every event (the session.created notice included) and transcript entry of a session for good;
+ * the record itself stays. Answers how many of each went.
+ */
+export async function deleteSessionHistory(trx: Transaction<SessionsDatabase>, sessionId: string, at: Date) {
+  const notice = await trx
+    .updateTable("sessions")
+    .set({ history_deleted_at: at })
+    .where("id", "=", sessionId)
+    .where("history_deleted_at", "is", null)
+    .executeTakeFirst();
   const events = await trx
     .deleteFrom("session_events")
     .where("session_id", "=", sessionId)
@@ -95,5 +124,8 @@ export async function deleteSessionHistory(trx: Transaction<SessionsDatabase>, s
     .deleteFrom("transcript_entries")
     .where("session_id", "=", sessionId)
     .executeTakeFirst();
-  return { events: Number(events.numDeletedRows), transcriptEntries: Number(entries.numDeletedRows) };
+  return {
+    events: Number(notice.numUpdatedRows) + Number(events.numDeletedRows),
+    transcriptEntries: Number(entries.numDeletedRows),
+  };
 }

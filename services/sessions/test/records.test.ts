@@ -161,6 +161,8 @@ describe("session events", () => {
       ["session.created", {}],
       ["session.state_updated", { state: "connected" }],
     ]);
+    // The notice is the record's: the session's id and creation time.
+    expect(listed.events[0]).toMatchObject({ id: s.id, sessionId: s.id, createdAt: s.createdAt });
     expect(
       (await failure(h.client.deleteSessionEvents({ spaceId: randomUUID(), sessionId: s.id }))).code,
     ).toBe(Code.NotFound);
@@ -173,6 +175,13 @@ describe("session events", () => {
     );
     const again = await h.client.deleteSessionEvents({ spaceId, sessionId: s.id });
     expect(again).toMatchObject({ deletedEvents: 0, deletedTranscriptEntries: 0 });
+
+    // What comes after a delete is kept; the session.created notice does not come back.
+    await h.client.appendSessionEvents({ sessionId: s.id, events: [{ type: "later", payload: {} }] });
+    const after = await h.client.listSessionEvents({ spaceId, sessionId: s.id });
+    expect(after.events.map((e) => e.type)).toEqual(["later"]);
+    const third = await h.client.deleteSessionEvents({ spaceId, sessionId: s.id });
+    expect(third).toMatchObject({ deletedEvents: 1, deletedTranscriptEntries: 0 });
   });
 
   it("refuses events without a type or with a malformed id", async () => {

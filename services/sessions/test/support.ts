@@ -9,6 +9,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Client, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import type { NewSessionValues } from "../src/created-insert.js";
 import { build, type SessionsApp, type SessionsOptions } from "../src/index.js";
 import { migrations } from "../src/migrations/index.js";
 import type { SessionsDatabase } from "../src/schema.js";
@@ -36,6 +37,34 @@ export class TestClock {
 }
 
 export type SessionsTestDb = ServiceTestDb<SessionsDatabase>;
+
+/** The columns of a new LITE session in SPACE_A, at the time of a fresh TestClock, as the insert takes them. */
+export function newSessionValues(fields: Partial<NewSessionValues> = {}): NewSessionValues {
+  const now = new TestClock().now();
+  return {
+    id: randomUUID(),
+    space_id: SPACE_A,
+    api_key_id: null,
+    state: "CREATED",
+    mode: "LITE",
+    is_sandbox: false,
+    source: "API",
+    avatar_id: AVATAR,
+    embed_id: null,
+    context_id: null,
+    voice_agent_id: null,
+    memory_id: null,
+    config: "{}",
+    credit_rate: 1,
+    max_session_duration: 600,
+    created_at: now,
+    updated_at: now,
+    last_activity_at: now,
+    connection_state: "NEW",
+    start_deadline_at: new Date(now.getTime() + 60_000),
+    ...fields,
+  };
+}
 
 /** A database of this test file with the sessions schema migrated. */
 export const openSessionsDb = (): Promise<SessionsTestDb> =>
