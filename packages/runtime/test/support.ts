@@ -3,7 +3,7 @@
 export { collectingLogger, type LogRecord } from "../../testkit/src/logs.js";
 // The runtime cannot name @avatar/testkit (the testkit depends on the runtime), so it uses the file directly.
 export { createTestDatabase, type TestDatabase } from "../../testkit/src/postgres.js";
-export { type Gate, gate, settledWithin, sleep, waitFor } from "../../testkit/src/waits.js";
+export { type Gate, gate, nextTurn, settledWithin, sleep, waitFor } from "../../testkit/src/waits.js";
 
 import { ConnectError } from "@connectrpc/connect";
 import { expect } from "vitest";

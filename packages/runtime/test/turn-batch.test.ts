@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type Pending, TurnBatch, type TurnBatchOptions } from "../src/turn-batch.js";
+import { nextTurn } from "./support.js";
 
 /** Items added in one turn of the event loop reach `flush` together; each caller gets its own answer. */
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A batch whose flush doubles each item and records the batches it was given. */
 function doubling(options: { maxItems: number; key?: (n: number) => string }) {

@@ -8,6 +8,11 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Resolves after the current turn of the event loop (what a setImmediate scheduled in it has run). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Polls until `check` returns true; fails with `what` after `timeoutMs`. */
 export async function waitFor(
   what: string,

@@ -1,9 +1,8 @@
-import { collectingLogger } from "@avatar/testkit";
+import { collectingLogger, nextTurn } from "@avatar/testkit";
 import { describe, expect, it } from "vitest";
 import { FrameOutbox } from "../src/realtime/frame-outbox.js";
 
 const frame = (n: number) => new Uint8Array([n]);
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A bus that records what it is given, in order, and refuses subjects named in `refused`. */
 function recordingBus(refused: ReadonlySet<string> = new Set()) {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SessionMode } from "@avatar/contracts/common";
 import { connectErrorOf, errorDetailOf, MAX_BATCH_ITEMS, readConfig } from "@avatar/runtime";
+import { gate, nextTurn } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -106,16 +107,12 @@ describe("CreationBatch", () => {
   ])(
     "with SESSIONS_CREATION_INSERTS_IN_FLIGHT %s",
     async (_name, setting, sentWhileHeld, rowsPerStatement) => {
-      let release = () => {};
-      const hold = new Promise<void>((r) => {
-        release = r;
-      });
-      const { db, counter } = counted(t.db, hold);
+      const hold = gate();
+      const { db, counter } = counted(t.db, hold.promise);
       const { SESSIONS_CREATION_INSERTS_IN_FLIGHT } = readConfig(sessionSettings, {
         SESSIONS_CREATION_INSERTS_IN_FLIGHT: setting,
       });
       const batch = new CreationBatch(db, { maxInFlight: SESSIONS_CREATION_INSERTS_IN_FLIGHT });
-      const nextTurn = () => new Promise((r) => setImmediate(r));
       const items = Array.from({ length: 4 }, () => newSessionValues());
       const answers = [];
       for (const values of items) {
@@ -123,7 +120,7 @@ describe("CreationBatch", () => {
         await nextTurn();
       }
       expect(counter.statements).toBe(sentWhileHeld);
-      release();
+      hold.open();
       const rows = await Promise.all(answers);
       expect(rows.map((r) => r?.id)).toEqual(items.map((v) => v.id));
       const perRow = counter.parameters[0] ?? 0;
