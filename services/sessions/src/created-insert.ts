@@ -39,8 +39,9 @@ type Created = SessionRow | Pick<SessionRow, "id">;
 /**
  * One statement for `n` new sessions, so one round trip. Nothing else is written: the session.created
  * notice of the session's history is read from the row (session-events.ts), and nothing goes on the bus
- * (the first event of a session is session.started). A row whose id exists is not inserted and not answered; the others are
- * answered whole or by id (reading thirty columns back is a share of a mint when nobody reads them).
+ * (the first event of a session is session.started). A row whose id exists is not inserted and not
+ * answered; the others are answered whole or by id (reading thirty columns back is a share of a mint
+ * when nobody reads them).
  * Parameters: each row's columns.
  *
  * Written out rather than built with kysely: a mint runs it, and building it cost more CPU than sending

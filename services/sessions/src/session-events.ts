@@ -83,7 +83,7 @@ export type HistoryOf = Pick<SessionRow, "id" | "created_at" | "history_deleted_
  * record, and writing it with each new session cost a third of Postgres's time for a mint. Its id is
  * the session's.
  */
-export function createdNotice(session: HistoryOf): SessionEventRow {
+function createdNotice(session: HistoryOf): SessionEventRow {
   return {
     id: session.id,
     seq: "0",

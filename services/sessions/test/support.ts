@@ -38,7 +38,7 @@ export class TestClock {
 
 export type SessionsTestDb = ServiceTestDb<SessionsDatabase>;
 
-/** The columns of a new LITE session in SPACE_A, at the time of a fresh TestClock, as the insert takes them. */
+/** A new LITE session in SPACE_A at a fresh TestClock's time: the columns its insert takes. */
 export function newSessionValues(fields: Partial<NewSessionValues> = {}): NewSessionValues {
   const now = new TestClock().now();
   return {
