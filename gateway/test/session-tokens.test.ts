@@ -10,17 +10,17 @@ import { SessionTokenVerifier } from "../src/auth/session-tokens.js";
  */
 function keyPair(clock: () => number = Date.now) {
   const kid = randomUUID();
-  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  const published = { kid, alg: "EdDSA", publicJwk: JSON.stringify(publicKey.export({ format: "jwk" })) };
+  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const published = { kid, alg: "ES256", publicJwk: JSON.stringify(publicKey.export({ format: "jwk" })) };
   const sign = async (claims: Record<string, unknown>, expSeconds = 600) => {
     const nowSeconds = Math.floor(clock() / 1000);
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: "EdDSA", kid })
+      .setProtectedHeader({ alg: "ES256", kid })
       .setIssuer(SESSION_TOKEN_ISSUER)
       .setAudience(SESSION_TOKEN_AUDIENCE)
       .setIssuedAt(nowSeconds)
       .setExpirationTime(nowSeconds + expSeconds)
-      .sign(await importJWK(privateKey.export({ format: "jwk" }) as never, "EdDSA"));
+      .sign(await importJWK(privateKey.export({ format: "jwk" }) as never, "ES256"));
   };
   return { published, sign };
 }

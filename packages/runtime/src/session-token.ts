@@ -1,13 +1,21 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
 
 /**
- * The session token: a JWT signed by the tokens service with an asymmetric key (EdDSA, Ed25519) named
- * by `kid`, so any gateway replica verifies it with the public keys alone and keys can rotate.
+ * The session token: a JWT signed by the tokens service with an asymmetric key named by `kid`, so any
+ * gateway replica verifies it with the public keys alone and keys can rotate.
  */
 
 export const SESSION_TOKEN_ISSUER = "avatar-tokens";
 export const SESSION_TOKEN_AUDIENCE = "avatar-session";
-export const SESSION_TOKEN_ALG = "EdDSA";
+/**
+ * What a session token may be signed with. New keys are ES256 (ECDSA on P-256): with Node 20's OpenSSL 3.0
+ * it signs in about two thirds of Ed25519's time, once a mint (`pnpm bench:signatures`). EdDSA (Ed25519)
+ * is what keys made before 2026-11-27 have; they sign until they are rotated.
+ */
+export const SESSION_TOKEN_ALGS = ["ES256", "EdDSA"] as const;
+export type SessionTokenAlg = (typeof SESSION_TOKEN_ALGS)[number];
+/** The algorithm of new signing keys. */
+export const SESSION_TOKEN_ALG: SessionTokenAlg = "ES256";
 
 /** The non-sensitive session configuration every token carries. */
 export interface StartSessionData {
@@ -65,7 +73,7 @@ export async function verifySessionToken(
     const { payload } = await jwtVerify(token, localKeySet(keys), {
       issuer: SESSION_TOKEN_ISSUER,
       audience: SESSION_TOKEN_AUDIENCE,
-      algorithms: [SESSION_TOKEN_ALG],
+      algorithms: [...SESSION_TOKEN_ALGS],
       // jose checks `exp` only when present; a session token without one would never expire.
       requiredClaims: ["exp"],
       currentDate: now,

@@ -10,18 +10,25 @@ import {
 } from "../src/session-token.js";
 
 /**
- * Keys and tokens made the way the tokens service makes them (Ed25519, `kid` in the header, iss/aud set);
- * the tokens service's own tests verify its signer's tokens with this function too.
+ * Keys and tokens made the way the tokens service makes them (ES256, or EdDSA for keys made before it;
+ * `kid` in the header, iss/aud set); the tokens service's own tests verify its signer's tokens with this
+ * function too.
  */
 interface TestKey {
   kid: string;
+  alg: string;
   privateKey: KeyObject;
   jwk: JWK;
 }
 
-function newKey(kid: string): TestKey {
-  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  return { kid, privateKey, jwk: { ...publicKey.export({ format: "jwk" }), kid, alg: "EdDSA" } };
+function newKey(kid: string, alg: "ES256" | "EdDSA" | "RS256" = "ES256"): TestKey {
+  const { publicKey, privateKey } =
+    alg === "ES256"
+      ? generateKeyPairSync("ec", { namedCurve: "P-256" })
+      : alg === "EdDSA"
+        ? generateKeyPairSync("ed25519")
+        : generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return { kid, alg, privateKey, jwk: { ...publicKey.export({ format: "jwk" }), kid, alg } };
 }
 
 const startSessionData: StartSessionData = {
@@ -52,7 +59,7 @@ function sign(key: TestKey, options: TokenOptions = {}): Promise<string> {
     start_session_data: startSessionData,
     ...options.claims,
   })
-    .setProtectedHeader({ alg: "EdDSA", kid: options.kid ?? key.kid, typ: "JWT" })
+    .setProtectedHeader({ alg: key.alg, kid: options.kid ?? key.kid, typ: "JWT" })
     .setIssuer(options.issuer ?? SESSION_TOKEN_ISSUER)
     .setAudience(options.audience ?? SESSION_TOKEN_AUDIENCE)
     .setIssuedAt(nowSeconds - 60);
@@ -71,7 +78,8 @@ async function rejection(promise: Promise<unknown>): Promise<InvalidSessionToken
 
 describe("verifySessionToken", () => {
   const current = newKey("current");
-  const previous = newKey("previous");
+  // A key made before ES256: its tokens verify as long as it is in the set.
+  const previous = newKey("previous", "EdDSA");
   const keys = { keys: [current.jwk, previous.jwk] };
 
   it("returns the claims of a valid token", async () => {
@@ -126,6 +134,12 @@ describe("verifySessionToken", () => {
   it("flags a token signed with a key the set does not have as unknownKey", async () => {
     const err = await rejection(verifySessionToken(await sign(newKey("newer")), keys, NOW));
     expect(err.unknownKey).toBe(true);
+  });
+
+  it("rejects an algorithm session tokens do not use, even when the set has its key", async () => {
+    const rsa = newKey("rsa", "RS256");
+    const err = await rejection(verifySessionToken(await sign(rsa), { keys: [...keys.keys, rsa.jwk] }, NOW));
+    expect(err.unknownKey).toBe(false);
   });
 
   it("rejects an unsigned token and garbage", async () => {

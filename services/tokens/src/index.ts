@@ -13,6 +13,7 @@ import { cachedSpaces } from "./space-cache.js";
 export { type MintDeps, mintSessionToken } from "./mint.js";
 export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint-settings.js";
 export type { TokensDatabase } from "./schema.js";
+export { signatureAlgorithm } from "./signature-algorithms.js";
 export { tierLimits } from "./tiers.js";
 
 export interface TokensOptions {

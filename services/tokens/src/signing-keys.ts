@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID, sign } from "node:crypto";
+import { createPrivateKey, randomUUID } from "node:crypto";
 import {
   SESSION_TOKEN_ALG,
   SESSION_TOKEN_AUDIENCE,
@@ -9,18 +9,23 @@ import {
 import type { Kysely } from "kysely";
 import * as repo from "./repository.js";
 import type { SigningKeyRow, TokensDatabase } from "./schema.js";
+import { signatureAlgorithm } from "./signature-algorithms.js";
 
 /** Retired keys keep verifying this long: longer than any token lives (10 min to start + 2 h + margin). */
 export const RETIRED_KEY_GRACE_MS = 24 * 60 * 60 * 1000;
 
 const sealContext = (kid: string) => `signing_key:${kid}`;
 
-function newKeyPair(sealer: Sealer) {
+/**
+ * A new signing key, its private half sealed. New keys are SESSION_TOKEN_ALG's; a key of another
+ * algorithm the verifiers accept (an EdDSA key made before ES256) keeps signing until it is rotated.
+ */
+export function newSigningKey(sealer: Sealer, alg: string = SESSION_TOKEN_ALG) {
   const kid = randomUUID();
-  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const { publicKey, privateKey } = signatureAlgorithm(alg).generate();
   return {
     kid,
-    alg: SESSION_TOKEN_ALG,
+    alg,
     public_jwk: JSON.stringify(publicKey.export({ format: "jwk" })),
     private_jwk_sealed: sealer.seal(JSON.stringify(privateKey.export({ format: "jwk" })), sealContext(kid)),
   };
@@ -44,7 +49,9 @@ export interface SignerOptions {
 
 /** Signs session tokens with the current key; creates the first key when there is none. */
 export class SessionTokenSigner {
-  private cached: { row: SigningKeyRow; key: KeyObject; header: string; checkedAt: number } | undefined;
+  private cached:
+    | { row: SigningKeyRow; signature: (input: Buffer) => Buffer; header: string; checkedAt: number }
+    | undefined;
   private readonly refreshMs: number;
   readonly now: () => number;
 
@@ -60,13 +67,13 @@ export class SessionTokenSigner {
   async ensureKey(): Promise<SigningKeyRow> {
     return (
       (await repo.currentSigningKey(this.db)) ??
-      repo.installSigningKey(this.db, newKeyPair(this.sealer), true, new Date(this.now()))
+      repo.installSigningKey(this.db, newSigningKey(this.sealer), true, new Date(this.now()))
     );
   }
 
   async rotate(): Promise<SigningKeyRow> {
     this.cached = undefined;
-    return repo.installSigningKey(this.db, newKeyPair(this.sealer), false, new Date(this.now()));
+    return repo.installSigningKey(this.db, newSigningKey(this.sealer), false, new Date(this.now()));
   }
 
   /** The keys a token may be signed with: current ones and those retired within the grace period. */
@@ -75,11 +82,12 @@ export class SessionTokenSigner {
   }
 
   /**
-   * A compact JWS (RFC 7515) of the claims, signed with Ed25519 by node:crypto on this thread: a mint is
-   * a hot path, and WebCrypto's asynchronous signing hands every signature to the thread pool and back.
+   * A compact JWS (RFC 7515) of the claims, signed with the current key by node:crypto on this thread: a
+   * mint is a hot path, and WebCrypto's asynchronous signing hands every signature to the thread pool and
+   * back.
    */
   async sign(claims: Omit<SessionTokenClaims, "iss" | "aud" | "iat">): Promise<string> {
-    const { key, header } = await this.currentKey();
+    const { signature, header } = await this.currentKey();
     const payload = Buffer.from(
       JSON.stringify({
         ...claims,
@@ -89,7 +97,7 @@ export class SessionTokenSigner {
       }),
     ).toString("base64url");
     const signingInput = `${header}.${payload}`;
-    return `${signingInput}.${sign(null, Buffer.from(signingInput), key).toString("base64url")}`;
+    return `${signingInput}.${signature(Buffer.from(signingInput)).toString("base64url")}`;
   }
 
   /** The current key, read again from the database at most every `refreshMs` (a mint is a hot path). */
@@ -104,7 +112,9 @@ export class SessionTokenSigner {
       const header = Buffer.from(JSON.stringify({ alg: row.alg, kid: row.kid, typ: "JWT" })).toString(
         "base64url",
       );
-      this.cached = { row, key: createPrivateKey({ key: jwk, format: "jwk" }), header, checkedAt: now };
+      const key = createPrivateKey({ key: jwk, format: "jwk" });
+      const { sign } = signatureAlgorithm(row.alg);
+      this.cached = { row, signature: (input) => sign(input, key), header, checkedAt: now };
     }
     return this.cached;
   }

@@ -160,7 +160,7 @@ describe("the tokens service on a real server", () => {
   it("starts with a signing key and publishes it", async () => {
     const { keys } = await client.getSigningKeys({});
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatchObject({ alg: "EdDSA", current: true });
+    expect(keys[0]).toMatchObject({ alg: "ES256", current: true });
     // ENCRYPTION_KEYS was given: no key file is generated.
     expect(existsSync(path.join(dataDir, "keys", "tokens.key"))).toBe(false);
   });

@@ -145,7 +145,7 @@ describe("a FULL request with defaults", () => {
     });
     expect(claims.start_session_data).not.toHaveProperty("resolved");
     expect(decodeProtectedHeader(minted.sessionToken)).toMatchObject({
-      alg: "EdDSA",
+      alg: "ES256",
       kid: expect.any(String),
     });
   });

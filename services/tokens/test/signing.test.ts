@@ -8,8 +8,9 @@ import { Code } from "@connectrpc/connect";
 import { decodeProtectedHeader, importJWK, type JSONWebKeySet, type JWK, SignJWT } from "jose";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { installSigningKey } from "../src/repository.js";
 import { tokensAdminService } from "../src/service.js";
-import { RETIRED_KEY_GRACE_MS, type SessionTokenSigner } from "../src/signing-keys.js";
+import { newSigningKey, RETIRED_KEY_GRACE_MS, type SessionTokenSigner } from "../src/signing-keys.js";
 import { cachedSpaces } from "../src/space-cache.js";
 import {
   clearTokens,
@@ -60,11 +61,11 @@ async function invalid(promise: Promise<unknown>): Promise<InvalidSessionTokenEr
 }
 
 describe("SessionTokenSigner", () => {
-  it("creates one current Ed25519 key, its private half sealed", async () => {
+  it("creates one current ES256 key (P-256), its private half sealed", async () => {
     const first = await signer.ensureKey();
     expect(await signer.ensureKey()).toEqual(first);
-    expect(first).toMatchObject({ alg: "EdDSA", current: true, retired_at: null });
-    expect(first.public_jwk).toMatchObject({ kty: "OKP", crv: "Ed25519" });
+    expect(first).toMatchObject({ alg: "ES256", current: true, retired_at: null });
+    expect(first.public_jwk).toMatchObject({ kty: "EC", crv: "P-256" });
     expect(first.public_jwk).not.toHaveProperty("d");
 
     const privateJwk = JSON.parse(sealer.open(first.private_jwk_sealed, `signing_key:${first.kid}`)) as JWK;
@@ -81,7 +82,9 @@ describe("SessionTokenSigner", () => {
     const keys = keySet(await service().getSigningKeys());
     expect(keys.keys).toHaveLength(1);
     expect(kidOf(token)).toBe(keys.keys[0]?.kid);
-    expect(decodeProtectedHeader(token)).toMatchObject({ alg: "EdDSA", typ: "JWT" });
+    expect(decodeProtectedHeader(token)).toMatchObject({ alg: "ES256", typ: "JWT" });
+    // JWS's ECDSA signature is r || s: 64 bytes, not the DER sequence node:crypto gives by default.
+    expect(Buffer.from(token.split(".")[2] ?? "", "base64url")).toHaveLength(64);
     const verified = await verifySessionToken(token, keys, new Date());
     expect(verified).toMatchObject({ ...claims, iss: SESSION_TOKEN_ISSUER, aud: "avatar-session" });
     expect(verified.iat).toBeGreaterThan(0);
@@ -113,10 +116,10 @@ describe("SessionTokenSigner", () => {
     const row = await signer.ensureKey();
     const jwk = JSON.parse(sealer.open(row.private_jwk_sealed, `signing_key:${row.kid}`)) as JWK;
     const elsewhere = await new SignJWT({ ...sessionClaims() })
-      .setProtectedHeader({ alg: "EdDSA", kid: row.kid })
+      .setProtectedHeader({ alg: row.alg, kid: row.kid })
       .setIssuer(SESSION_TOKEN_ISSUER)
       .setAudience("some-other-service")
-      .sign(await importJWK(jwk, "EdDSA"));
+      .sign(await importJWK(jwk, row.alg));
     await invalid(verifySessionToken(elsewhere, keySet(await service().getSigningKeys()), new Date()));
   });
 
@@ -124,7 +127,7 @@ describe("SessionTokenSigner", () => {
     const before = await signer.sign(sessionClaims());
     const oldKid = kidOf(before);
     const rotated = await service().rotateSigningKey();
-    expect(rotated.key).toMatchObject({ current: true, alg: "EdDSA" });
+    expect(rotated.key).toMatchObject({ current: true, alg: "ES256" });
     expect(rotated.key?.kid).not.toBe(oldKid);
 
     const after = await signer.sign(sessionClaims());
@@ -145,6 +148,31 @@ describe("SessionTokenSigner", () => {
     const keys = keySet(listed);
     expect((await verifySessionToken(before, keys, new Date())).sub).toBe(sessionClaims().sub);
     expect((await verifySessionToken(after, keys, new Date())).sub).toBe(sessionClaims().sub);
+  });
+
+  it("keeps signing with an EdDSA key made before ES256 until a rotation moves it to ES256", async () => {
+    const earlier = await installSigningKey(t.db, newSigningKey(sealer, "EdDSA"), true, new Date());
+    expect(earlier.public_jwk).toMatchObject({ kty: "OKP", crv: "Ed25519" });
+    const before = await signer.sign(sessionClaims());
+    expect(decodeProtectedHeader(before)).toMatchObject({ alg: "EdDSA", kid: earlier.kid });
+
+    const rotated = await service().rotateSigningKey();
+    expect(rotated.key?.alg).toBe("ES256");
+    const after = await signer.sign(sessionClaims());
+    expect(decodeProtectedHeader(after)).toMatchObject({ alg: "ES256", kid: rotated.key?.kid });
+
+    // Gateways hold both keys within the grace period: tokens of either verify.
+    const keys = keySet(await service().getSigningKeys());
+    for (const token of [before, after]) {
+      expect((await verifySessionToken(token, keys, new Date())).sub).toBe(sessionClaims().sub);
+    }
+  });
+
+  it("refuses to make or sign with a key of an algorithm verifiers do not accept", async () => {
+    expect(() => newSigningKey(sealer, "RS256")).toThrow(/RS256/);
+    const key = newSigningKey(sealer);
+    await installSigningKey(t.db, { ...key, alg: "HS256" }, true, new Date());
+    await expect(signer.sign(sessionClaims())).rejects.toThrow(/HS256/);
   });
 
   it("notices a rotation made by another replica once its refresh interval has passed", async () => {
