@@ -29,7 +29,7 @@ export const allowedCallers: CallerTable = {
     GetApiKey: ["gateway", operator],
     // The operator checks a key it was given (the suite's demo key) the way the gateway does.
     AuthenticateApiKey: ["gateway", operator],
-    GetSigningKeys: ["gateway"],
+    GetSigningKeys: ["gateway", operator],
     RotateSigningKey: [operator],
     MintSessionToken: ["gateway"],
     MintSessionTokensBatch: ["gateway"],

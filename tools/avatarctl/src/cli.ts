@@ -7,6 +7,7 @@ import { deadLetterCommands } from "./commands/deadletter.js";
 import { identityCommands } from "./commands/identity.js";
 import { importCommands } from "./commands/import.js";
 import { keyCommands } from "./commands/key.js";
+import { signingKeyCommands } from "./commands/signing-key.js";
 import { spaceCommands } from "./commands/space.js";
 import { webhookCommands } from "./commands/webhook.js";
 import { connect } from "./connection.js";
@@ -19,6 +20,7 @@ export type { Io } from "./command.js";
 export const commands: Command[] = [
   ...spaceCommands,
   ...keyCommands,
+  ...signingKeyCommands,
   ...creditsCommands,
   ...importCommands,
   ...identityCommands,

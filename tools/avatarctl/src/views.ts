@@ -1,5 +1,5 @@
 import { type Avatar, AvatarStatus, type Voice } from "@avatar/contracts/catalog";
-import type { ApiKey, Space } from "@avatar/contracts/tokens";
+import type { ApiKey, SigningKey, Space } from "@avatar/contracts/tokens";
 import { fromTimestamp } from "@avatar/runtime";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { tierName } from "./tiers.js";
@@ -26,6 +26,15 @@ export function apiKeyView(key: ApiKey | undefined) {
     prefix: key?.prefix ?? "",
     created_at: iso(key?.createdAt),
     revoked_at: iso(key?.revokedAt),
+  };
+}
+
+export function signingKeyView(key: SigningKey | undefined) {
+  return {
+    kid: key?.kid ?? "",
+    alg: key?.alg ?? "",
+    current: key?.current ?? false,
+    created_at: iso(key?.createdAt),
   };
 }
 

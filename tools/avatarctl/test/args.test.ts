@@ -55,7 +55,7 @@ describe("help", () => {
 describe("usage errors exit 2 with one line on stderr", () => {
   it.each([
     [[], /missing command/],
-    [["frob"], /unknown command "frob" \(commands: space, key, credits, import/],
+    [["frob"], /unknown command "frob" \(commands: space, key, signing-key, credits, import/],
     [["space"], /missing command after "space": one of create, list, get, update/],
     [["space", "frob"], /unknown command "space frob"/],
     [["help", "space", "frob"], /unknown command "space frob"/],

@@ -195,6 +195,34 @@ describe("API keys", () => {
   });
 });
 
+describe("signing keys", () => {
+  it("rotates to a new ES256 key, and lists it as current with the retired one still verifying", async () => {
+    const before = JSON.parse(expectOk(await ctl("signing-key", "list", "--json")).stdout);
+    const previous = before.find((k: { current: boolean }) => k.current);
+    expect(previous).toBeDefined();
+
+    const rotated = JSON.parse(expectOk(await ctl("signing-key", "rotate", "--json")).stdout);
+    expect(rotated).toMatchObject({ alg: "ES256", current: true });
+    expect(rotated.kid).not.toBe(previous.kid);
+
+    const after = JSON.parse(expectOk(await ctl("signing-key", "list", "--json")).stdout);
+    expect(after.map((k: { kid: string; current: boolean }) => [k.kid, k.current])).toEqual(
+      expect.arrayContaining([
+        [rotated.kid, true],
+        [previous.kid, false],
+      ]),
+    );
+    expect(JSON.stringify(after)).not.toMatch(/"d"/);
+    const table = expectOk(await ctl("signing-key", "list")).stdout;
+    expect(table.split("\n")[0]).toMatch(/^KID\s+ALG\s+CURRENT\s+CREATED_AT$/);
+    expect(table).toContain(rotated.kid);
+  });
+
+  it("refuses an option it does not know", async () => {
+    expectFailure(await ctl("signing-key", "rotate", "--alg", "RS256"), 2, /alg/);
+  });
+});
+
 describe("credits", () => {
   it("grants with an idempotency key once, and shows the balance", async () => {
     const { space_id } = await createSpace();
