@@ -22,7 +22,7 @@ import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
 import { drive } from "./load/drive.js";
 import type { LoadResult, Scenario } from "./load/scenario.js";
-import { cpuSeconds, mib, rssBytes } from "./proc.js";
+import { cpuReading, mib, rssBytes } from "./proc.js";
 
 /** How long processes rest before their idle RSS is read: V8's memory reducer collects within ~20 s. */
 const IDLE_SETTLE_MS = 25_000;
@@ -154,19 +154,6 @@ try {
 } finally {
   await floor.stop();
   await environment.stop();
-}
-
-/**
- * CPU seconds that the processes `pids()` names use from now until the answer is called, over the
- * processes alive at both moments (Postgres backends come and go).
- */
-function cpuReading(pids: () => number[]): () => number {
-  const start = new Map(pids().map((pid) => [pid, cpuSeconds(pid)]));
-  return () =>
-    pids().reduce((sum, pid) => {
-      const before = start.get(pid);
-      return before === undefined ? sum : sum + Math.max(0, cpuSeconds(pid) - before);
-    }, 0);
 }
 
 /** Start-up time and resident memory of each backend process, idle for 2 s after it is ready. */

@@ -24,6 +24,19 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds that the processes `pids()` names use from now until the answer is called, over the
+ * processes alive at both moments (Postgres backends come and go).
+ */
+export function cpuReading(pids: () => number[]): () => number {
+  const start = new Map(pids().map((pid) => [pid, cpuSeconds(pid)]));
+  return () =>
+    pids().reduce((sum, pid) => {
+      const before = start.get(pid);
+      return before === undefined ? sum : sum + Math.max(0, cpuSeconds(pid) - before);
+    }, 0);
+}
+
 /** The process's short name (`node`, `postgres`, `nats-server`). */
 export function commOf(pid: number): string {
   try {

@@ -3,16 +3,22 @@ import { spawnEntry, waitForReady } from "@avatar/testkit";
 import type { Backend } from "./backend.js";
 import type { BenchEnvironment } from "./environment.js";
 
-/** The one-process suite (what `pnpm start` runs) as a child process: in-process bus, the bench's Postgres. */
-export async function startSuiteBackend(environment: BenchEnvironment): Promise<Backend> {
+/**
+ * The one-process suite (what `pnpm start` runs) as a child process: in-process bus, the bench's Postgres.
+ * `entry` another build of it (`pnpm bench:ab`), with `env` added to its environment.
+ */
+export async function startSuiteBackend(
+  environment: BenchEnvironment,
+  options: { entry?: string; env?: Record<string, string> } = {},
+): Promise<Backend> {
   const port = await freePort();
   const metricsPort = await freePort();
   const t0 = performance.now();
   const { NATS_NAMESPACE: _, ...env } = environment.env;
   const suite = spawnEntry(
     "suite",
-    environment.entry("suite/src/main.ts"),
-    { ...env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: String(metricsPort) },
+    options.entry ?? environment.entry("suite/src/main.ts"),
+    { ...env, ...options.env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: String(metricsPort) },
     environment.nodeArgs,
   );
   const gatewayUrl = `http://127.0.0.1:${port}`;

@@ -1,0 +1,122 @@
+/**
+ * `pnpm bench:ab`: two or more builds of the one-process suite, measured by turns against one Postgres
+ * server with the floor in every round, for a change whose effect is smaller than this machine's noise
+ * between runs (±15 % some hours). Copy `suite/dist` after `pnpm build` for each side, e.g.
+ * `BENCH_AB_VARIANTS='before=/tmp/before;after=/tmp/after' pnpm bench:ab`; a variant may add settings:
+ * `after=/tmp/after:SESSIONS_CREATION_INSERTS_IN_FLIGHT=2`. Each round runs the floor and every variant
+ * (a fresh process each), the order turned around every other round (ab/plan.ts); the summary gives the
+ * medians, the ratio to each round's own floor, and in how many rounds each variant beat the first.
+ *
+ * The database is migrated by this checkout's code: a build older than a migration refuses it.
+ * Settings (environment): BENCH_AB_VARIANTS, BENCH_AB_ROUNDS (default 4), BENCH_AB_SCENARIO (`mint` or
+ * `lifecycle`, mint + start + stop; default mint), BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { env, readConfig } from "@avatar/runtime";
+import { FLOOR, parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
+import { startBenchEnvironment } from "./backend/environment.js";
+import { prepareSpace } from "./backend/prepare.js";
+import { startSuiteBackend } from "./backend/suite.js";
+import { startFloor } from "./floor/start-floor.js";
+import { drive } from "./load/drive.js";
+import type { Scenario } from "./load/scenario.js";
+import { cpuReading } from "./proc.js";
+
+const settings = readConfig({
+  BENCH_AB_VARIANTS: env.string(),
+  BENCH_AB_ROUNDS: env.int({ default: 4, min: 1 }),
+  BENCH_AB_SCENARIO: env.string({ default: "mint" }),
+  BENCH_SECONDS: env.int({ default: 10, min: 1 }),
+  BENCH_WARMUP_SECONDS: env.int({ default: 3, min: 0 }),
+  BENCH_CONNECTIONS: env.int({ default: 20, min: 1 }),
+});
+const say = (text: string) => process.stdout.write(`${text}\n`);
+const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+
+const variants = parseVariants(settings.BENCH_AB_VARIANTS);
+for (const v of variants) {
+  if (!existsSync(path.join(v.dir, "main.js")))
+    throw new Error(`${v.name}: no main.js in ${v.dir} (a copy of suite/dist)`);
+}
+if (settings.BENCH_AB_SCENARIO !== "mint" && settings.BENCH_AB_SCENARIO !== "lifecycle") {
+  throw new Error(`BENCH_AB_SCENARIO must be mint or lifecycle, not ${settings.BENCH_AB_SCENARIO}`);
+}
+const kind: Scenario["kind"] = settings.BENCH_AB_SCENARIO === "mint" ? "single" : "lifecycle";
+
+const environment = await startBenchEnvironment({ fromSource: false });
+const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
+const readings: Reading[] = [];
+try {
+  const space = await prepareSpace(environment.env);
+  const body = JSON.stringify({ mode: "LITE", avatar_id: space.avatarId });
+  const run = async (round: number, name: string, url: string, path: string, pids: () => number[]) => {
+    const scenario: Scenario = {
+      url,
+      kind: name === FLOOR ? "single" : kind,
+      path,
+      body,
+      headers: name === FLOOR ? {} : { "x-api-key": space.apiKey },
+      connections: settings.BENCH_CONNECTIONS,
+      seconds: settings.BENCH_SECONDS,
+      warmupSeconds: 0,
+    };
+    if (settings.BENCH_WARMUP_SECONDS > 0)
+      await drive({ ...scenario, seconds: settings.BENCH_WARMUP_SECONDS });
+    const used = cpuReading(() => [...pids(), ...environment.pg.pids()]);
+    const result = await drive(scenario);
+    const cpuMsPerOp = (used() * 1000) / (result.opsPerSecond * settings.BENCH_SECONDS);
+    const refused = Object.entries(result.statuses)
+      .map(([code, n]) => ` ${code} x${n}`)
+      .join("");
+    readings.push({ round, name, opsPerSecond: result.opsPerSecond, p99: result.p99, cpuMsPerOp });
+    say(
+      `round ${round} ${name.padEnd(10)} ${fixed(result.opsPerSecond).padStart(8)} ops/s  p99 ${fixed(result.p99)} ms  ${fixed(cpuMsPerOp, 3)} CPU ms/op${refused}`,
+    );
+  };
+
+  say(
+    `pnpm bench:ab, ${new Date().toISOString()}: ${settings.BENCH_AB_SCENARIO}, ${settings.BENCH_AB_ROUNDS} rounds of ` +
+      `${settings.BENCH_SECONDS} s, ${variants.map((v) => `${v.name} = ${v.dir}${Object.keys(v.env).length ? ` with ${JSON.stringify(v.env)}` : ""}`).join("; ")}`,
+  );
+  for (let round = 0; round < settings.BENCH_AB_ROUNDS; round++) {
+    for (const name of roundOrder(
+      variants.map((v) => v.name),
+      round,
+    )) {
+      const floorPid = floor.process.child.pid;
+      if (name === FLOOR) {
+        await run(round, name, floor.url, "/insert", () => (floorPid ? [floorPid] : []));
+        continue;
+      }
+      const v = variants.find((x) => x.name === name);
+      if (!v) continue;
+      const suite = await startSuiteBackend(environment, { entry: path.join(v.dir, "main.js"), env: v.env });
+      try {
+        const pids = () => suite.processes().find((p) => p.name === "suite")?.pids ?? [];
+        await run(round, name, suite.gatewayUrl, "/v1/sessions/token", pids);
+        for (const text of suite.exited()) say(text);
+      } finally {
+        await suite.stop();
+      }
+    }
+  }
+} finally {
+  await floor.stop();
+  await environment.stop();
+}
+
+say("");
+say(
+  `${"run".padEnd(12)}${"rounds".padEnd(8)}${"ops/s".padEnd(10)}${"of floor".padEnd(10)}${"CPU ms/op".padEnd(11)}ahead of ${variants[0]?.name}`,
+);
+for (const s of summarize(
+  readings,
+  variants.map((v) => v.name),
+)) {
+  say(
+    `${s.name.padEnd(12)}${String(s.rounds).padEnd(8)}${fixed(s.medianOps).padEnd(10)}${fixed(s.medianRatio, 3).padEnd(10)}` +
+      `${fixed(s.medianCpuMsPerOp, 3).padEnd(11)}${s.roundsAheadOfFirst === undefined ? "" : `${s.roundsAheadOfFirst} of ${s.rounds}`}`,
+  );
+}
+say("(medians over the rounds; 'of floor' divides each run by the floor of its own round)");
