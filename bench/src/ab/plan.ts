@@ -42,10 +42,10 @@ export function parseVariants(text: string): Variant[] {
 }
 
 /**
- * What round `round` runs, in order. Whatever runs right after another run reads differently on a
- * shared machine (the next one in a round was faster in every round of one check), so the order turns
- * around every other round: floor A B, then B A floor, then floor A B... Over an even number of rounds
- * each takes each place equally often.
+ * What round `round` runs, in order. A run's place can change its reading on a shared machine (in one
+ * check of the separate processes, the later of two runs read faster in 5 pairs of 6, whichever build
+ * it was), so the order turns around every other round: floor A B, then B A floor, then floor A B...
+ * Over an even number of rounds each takes each place equally often.
  */
 export function roundOrder(variants: readonly string[], round: number): string[] {
   const order = [FLOOR, ...variants];
