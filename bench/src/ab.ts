@@ -19,9 +19,9 @@ import { startBenchEnvironment } from "./backend/environment.js";
 import { prepareSpace } from "./backend/prepare.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
-import { drive } from "./load/drive.js";
+import { measureLoad } from "./load/measure.js";
 import type { Scenario } from "./load/scenario.js";
-import { cpuReading } from "./proc.js";
+import { fixed, say } from "./print.js";
 
 const settings = readConfig({
   BENCH_AB_VARIANTS: env.string(),
@@ -31,8 +31,6 @@ const settings = readConfig({
   BENCH_WARMUP_SECONDS: env.int({ default: 3, min: 0 }),
   BENCH_CONNECTIONS: env.int({ default: 20, min: 1 }),
 });
-const say = (text: string) => process.stdout.write(`${text}\n`);
-const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 
 const variants = parseVariants(settings.BENCH_AB_VARIANTS);
 for (const v of variants) {
@@ -59,13 +57,12 @@ try {
       headers: name === FLOOR ? {} : { "x-api-key": space.apiKey },
       connections: settings.BENCH_CONNECTIONS,
       seconds: settings.BENCH_SECONDS,
-      warmupSeconds: 0,
+      warmupSeconds: settings.BENCH_WARMUP_SECONDS,
     };
-    if (settings.BENCH_WARMUP_SECONDS > 0)
-      await drive({ ...scenario, seconds: settings.BENCH_WARMUP_SECONDS });
-    const used = cpuReading(() => [...pids(), ...environment.pg.pids()]);
-    const result = await drive(scenario);
-    const cpuMsPerOp = (used() * 1000) / (result.opsPerSecond * settings.BENCH_SECONDS);
+    const { result, cpuMsPerOp: used } = await measureLoad(scenario, {
+      measured: () => [...pids(), ...environment.pg.pids()],
+    });
+    const cpuMsPerOp = used.measured ?? Number.NaN;
     const refused = Object.entries(result.statuses)
       .map(([code, n]) => ` ${code} x${n}`)
       .join("");
@@ -79,18 +76,15 @@ try {
     `pnpm bench:ab, ${new Date().toISOString()}: ${settings.BENCH_AB_SCENARIO}, ${settings.BENCH_AB_ROUNDS} rounds of ` +
       `${settings.BENCH_SECONDS} s, ${variants.map((v) => `${v.name} = ${v.dir}${Object.keys(v.env).length ? ` with ${JSON.stringify(v.env)}` : ""}`).join("; ")}`,
   );
+  const byName = new Map(variants.map((v) => [v.name, v]));
   for (let round = 0; round < settings.BENCH_AB_ROUNDS; round++) {
-    for (const name of roundOrder(
-      variants.map((v) => v.name),
-      round,
-    )) {
-      const floorPid = floor.process.child.pid;
-      if (name === FLOOR) {
+    for (const name of roundOrder([...byName.keys()], round)) {
+      const v = byName.get(name);
+      if (!v) {
+        const floorPid = floor.process.child.pid;
         await run(round, name, floor.url, "/insert", () => (floorPid ? [floorPid] : []));
         continue;
       }
-      const v = variants.find((x) => x.name === name);
-      if (!v) continue;
       const suite = await startSuiteBackend(environment, { entry: path.join(v.dir, "main.js"), env: v.env });
       try {
         const pids = () => suite.processes().find((p) => p.name === "suite")?.pids ?? [];

@@ -32,6 +32,7 @@ import {
   type SessionSource,
   StreamingSession,
 } from "./lite/streaming-session.js";
+import { say } from "./print.js";
 import { cpuSeconds, mib, rssBytes } from "./proc.js";
 
 const settings = readConfig({
@@ -48,7 +49,6 @@ if (levels.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= (level
   throw new Error("BENCH_LITE_SESSIONS must be increasing positive integers, e.g. 200,400,600");
 }
 
-const say = (text: string) => process.stdout.write(`${text}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : "-");
 

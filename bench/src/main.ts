@@ -20,9 +20,10 @@ import { prepareSpace } from "./backend/prepare.js";
 import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
-import { drive } from "./load/drive.js";
+import { measureLoad } from "./load/measure.js";
 import type { LoadResult, Scenario } from "./load/scenario.js";
-import { cpuReading, mib, rssBytes } from "./proc.js";
+import { fixed, say } from "./print.js";
+import { mib, rssBytes } from "./proc.js";
 
 /** How long processes rest before their idle RSS is read: V8's memory reducer collects within ~20 s. */
 const IDLE_SETTLE_MS = 25_000;
@@ -36,8 +37,6 @@ const settings = readConfig({
   BENCH_CPU_PROFILE_DIR: env.optionalString(),
 });
 const topologies = new Set(settings.BENCH_TOPOLOGIES.split(",").map((t) => t.trim()));
-const say = (text: string) => process.stdout.write(`${text}\n`);
-const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 
 interface Row {
   name: string;
@@ -81,23 +80,23 @@ try {
     warmupSeconds: settings.BENCH_WARMUP_SECONDS,
   });
   const measure = async (name: string, s: Scenario, pids: () => number[], backend?: Backend) => {
-    if (s.warmupSeconds > 0) await drive({ ...s, seconds: s.warmupSeconds, warmupSeconds: 0 });
-    const server = cpuReading(pids);
-    const postgres = cpuReading(() => environment.pg.pids());
-    const groups = (backend?.processes() ?? []).map((g) => ({
-      name: g.name,
-      used: cpuReading(() => backend?.processes().find((p) => p.name === g.name)?.pids ?? []),
-    }));
-    const result = await drive({ ...s, warmupSeconds: 0 });
-    const ops = result.opsPerSecond * s.seconds;
-    const postgresMsPerOp = (postgres() * 1000) / ops;
-    const cpuMsPerOp = (server() * 1000) / ops + postgresMsPerOp;
+    const names = (backend?.processes() ?? []).map((g) => g.name);
+    const byProcess = Object.fromEntries(
+      names.map((n) => [n, () => backend?.processes().find((p) => p.name === n)?.pids ?? []]),
+    );
+    const { result, cpuMsPerOp: used } = await measureLoad(s, {
+      ...byProcess,
+      server: pids,
+      postgres: () => environment.pg.pids(),
+    });
+    const postgresMsPerOp = used.postgres ?? Number.NaN;
+    const cpuMsPerOp = (used.server ?? Number.NaN) + postgresMsPerOp;
     rows.push({ name, result, cpuMsPerOp, postgresMsPerOp });
     say(
       `  ${name}: ${fixed(result.opsPerSecond)} ops/s, p99 ${fixed(result.p99)} ms, ${fixed(cpuMsPerOp, 2)} CPU ms/op`,
     );
-    if (groups.length > 1) {
-      const each = groups.map((g) => `${g.name} ${fixed((g.used() * 1000) / ops, 2)}`);
+    if (names.length > 1) {
+      const each = names.map((n) => `${n} ${fixed(used[n] ?? Number.NaN, 2)}`);
       say(`    CPU ms/op by process: ${each.join(", ")}`);
     }
   };

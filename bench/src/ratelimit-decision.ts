@@ -17,6 +17,7 @@ import { connectNatsBus } from "@avatar/bus";
 import { MemoryCounterStore, openKvCounterStore, RateLimiter } from "@avatar/gateway";
 import { env, readConfig, silentLogger } from "@avatar/runtime";
 import { startNatsServer } from "@avatar/testkit";
+import { say } from "./print.js";
 
 const settings = readConfig({
   BENCH_RATELIMIT_HITS: env.int({ default: 200_000, min: 1_000 }),
@@ -24,7 +25,6 @@ const settings = readConfig({
   BENCH_RATELIMIT_CONCURRENCY: env.int({ default: 20, min: 1 }),
   BENCH_RATELIMIT_RATE: env.int({ default: 2_500, min: 1 }),
 });
-const say = (text: string) => process.stdout.write(`${text}\n`);
 
 /** Decision times in microseconds, `concurrency` decisions in flight, over 1,000 credentials. */
 async function decisions(limiter: RateLimiter, hits: number, concurrency: number): Promise<number[]> {

@@ -16,9 +16,9 @@ import {
   verifySessionToken,
 } from "@avatar/runtime";
 import { signatureAlgorithm } from "@avatar/tokens";
+import { say } from "./print.js";
 
 const settings = readConfig({ BENCH_SIGNATURES: env.int({ default: 20_000, min: 100 }) });
-const say = (text: string) => process.stdout.write(`${text}\n`);
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
 /** The claims of a LITE token, the size a mint signs. */
