@@ -10,6 +10,7 @@ import { batchedSessionCreation } from "./session-creations.js";
 import { SessionTokenSigner } from "./signing-keys.js";
 import { cachedSpaces } from "./space-cache.js";
 
+export { compactJws, jwsHeader } from "./jws.js";
 export { type MintDeps, mintSessionToken } from "./mint.js";
 export { defaultMintSettings, type MintSettings, mintSettingsSpec } from "./mint-settings.js";
 export type { TokensDatabase } from "./schema.js";

@@ -7,6 +7,7 @@ import {
   type SessionTokenClaims,
 } from "@avatar/runtime";
 import type { Kysely } from "kysely";
+import { compactJws, jwsHeader } from "./jws.js";
 import * as repo from "./repository.js";
 import type { SigningKeyRow, TokensDatabase } from "./schema.js";
 import { signatureAlgorithm } from "./signature-algorithms.js";
@@ -88,16 +89,12 @@ export class SessionTokenSigner {
    */
   async sign(claims: Omit<SessionTokenClaims, "iss" | "aud" | "iat">): Promise<string> {
     const { signature, header } = await this.currentKey();
-    const payload = Buffer.from(
-      JSON.stringify({
-        ...claims,
-        iss: SESSION_TOKEN_ISSUER,
-        aud: SESSION_TOKEN_AUDIENCE,
-        iat: Math.floor(this.now() / 1000),
-      }),
-    ).toString("base64url");
-    const signingInput = `${header}.${payload}`;
-    return `${signingInput}.${signature(Buffer.from(signingInput)).toString("base64url")}`;
+    const iat = Math.floor(this.now() / 1000);
+    return compactJws(
+      header,
+      { ...claims, iss: SESSION_TOKEN_ISSUER, aud: SESSION_TOKEN_AUDIENCE, iat },
+      signature,
+    );
   }
 
   /** The current key, read again from the database at most every `refreshMs` (a mint is a hot path). */
@@ -109,9 +106,7 @@ export class SessionTokenSigner {
       this.cached.checkedAt = now;
     } else {
       const jwk = JSON.parse(this.sealer.open(row.private_jwk_sealed, sealContext(row.kid)));
-      const header = Buffer.from(JSON.stringify({ alg: row.alg, kid: row.kid, typ: "JWT" })).toString(
-        "base64url",
-      );
+      const header = jwsHeader(row.alg, row.kid);
       const key = createPrivateKey({ key: jwk, format: "jwk" });
       const { sign } = signatureAlgorithm(row.alg);
       this.cached = { row, signature: (input) => sign(input, key), header, checkedAt: now };
