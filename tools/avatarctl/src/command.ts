@@ -1,6 +1,6 @@
 import type { Bus } from "@avatar/bus";
 import type { Clients, ServiceName } from "@avatar/runtime";
-import type { OptionSpecs, OptionValues } from "./args.js";
+import { flag, type OptionSpecs, type OptionValues } from "./args.js";
 import type { Output } from "./output.js";
 
 /** Where the CLI reads and writes; main.ts passes the process's, tests their own. */
@@ -71,3 +71,9 @@ export function defineCommand<Input>(def: CommandDefinition<Input>): Command {
 export const jsonOption = {
   json: { type: "boolean", description: "print JSON on stdout" },
 } as const satisfies OptionSpecs;
+
+/** The options and parsing of a command whose only option is --json. */
+export const jsonOnly = {
+  options: { ...jsonOption },
+  parse: (values: OptionValues) => ({ json: flag(values, "json") }),
+};

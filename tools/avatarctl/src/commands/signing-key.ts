@@ -1,6 +1,5 @@
 import type { ServiceName } from "@avatar/runtime";
-import { flag } from "../args.js";
-import { type Command, defineCommand, jsonOption } from "../command.js";
+import { type Command, defineCommand, jsonOnly } from "../command.js";
 import { signingKeyView } from "../views.js";
 
 const list = defineCommand({
@@ -9,8 +8,7 @@ const list = defineCommand({
   summary:
     "List the keys session tokens are verified with: the current one, which signs, and those retired " +
     "within the last 24 hours (never the private halves)",
-  options: { ...jsonOption },
-  parse: (values) => ({ json: flag(values, "json") }),
+  ...jsonOnly,
   services: (): ServiceName[] => ["tokens"],
   async run(input, { clients, out }) {
     const keys = (await clients.tokens.getSigningKeys({})).keys.map(signingKeyView);
@@ -29,8 +27,7 @@ const rotate = defineCommand({
     "Make a new key (ES256) the one session tokens are signed with; tokens of the old key keep " +
     "verifying for 24 hours. A key made before ES256 (EdDSA) signs until this is run: run it once every " +
     "gateway accepts ES256 tokens (builds from 2026-11-27 on)",
-  options: { ...jsonOption },
-  parse: (values) => ({ json: flag(values, "json") }),
+  ...jsonOnly,
   services: (): ServiceName[] => ["tokens"],
   async run(input, { clients, out }) {
     const key = signingKeyView((await clients.tokens.rotateSigningKey({})).key);

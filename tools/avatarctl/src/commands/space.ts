@@ -9,7 +9,7 @@ import {
   stringOption,
   uuidOption,
 } from "../args.js";
-import { type Command, type CommandContext, defineCommand, jsonOption } from "../command.js";
+import { type Command, type CommandContext, defineCommand, jsonOnly, jsonOption } from "../command.js";
 import { FailedWithHint, UsageError } from "../errors.js";
 import { tierNames } from "../tiers.js";
 import { spaceView } from "../views.js";
@@ -93,8 +93,7 @@ const list = defineCommand({
   group: "space",
   name: "list",
   summary: "List every space",
-  options: { ...jsonOption },
-  parse: (values) => ({ json: flag(values, "json") }),
+  ...jsonOnly,
   services: (): ServiceName[] => ["tokens"],
   async run(input, { clients, out }) {
     const spaces = (await clients.tokens.listSpaces({})).spaces.map(spaceView);
