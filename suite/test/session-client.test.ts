@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -96,14 +96,16 @@ describe("pnpm session-client", () => {
       expect(lines.some((l) => l.startsWith("recorded "))).toBe(true);
       expect(statSync(file).size).toBeGreaterThan(10_000);
       // Decoded frame by frame: video (stream 0) and audio (stream 1) are both there.
-      const crc = execFileSync(ffmpegBinary(), ["-v", "error", "-i", file, "-f", "framecrc", "-"], {
+      const crc = spawnSync(ffmpegBinary(), ["-v", "error", "-i", file, "-f", "framecrc", "-"], {
         encoding: "utf8",
       });
-      const streams = crc
+      expect(crc.status, crc.stderr).toBe(0);
+      const streams = crc.stdout
         .split("\n")
         .filter((l) => /^\d+,/.test(l))
         .map((l) => l.split(",")[0]);
-      expect(streams.filter((x) => x === "0").length).toBeGreaterThan(25);
+      const why = `recorded ${JSON.stringify(report.recording)}; ffmpeg: ${crc.stderr}`;
+      expect(streams.filter((x) => x === "0").length, why).toBeGreaterThan(25);
       expect(streams.filter((x) => x === "1").length).toBeGreaterThan(25);
     } finally {
       rmSync(dir, { recursive: true, force: true });

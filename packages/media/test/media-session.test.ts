@@ -98,12 +98,14 @@ describe("media session over WHEP", () => {
       expect(viewers.every(({ viewer }) => viewer.videoCodec === codec)).toBe(true);
       await until(() => viewers.every(({ viewer }) => viewer.stats.videoFrames >= 40));
       for (const { viewer } of viewers) await viewer.close();
-      for (const recorder of recorders) {
+      for (const [i, recorder] of recorders.entries()) {
         const summary = await recorder.close();
         expect(summary.timeline).toBe("sender-reports");
         const decoded = decodeWithFfmpeg(summary.path);
         expect(decoded).toMatchObject({ width, height });
-        expect(decoded.videoFrames).toBeGreaterThanOrEqual(35);
+        // Every frame the viewer delivered decodes (after a loss it holds frames back to a keyframe).
+        const why = `viewer ${JSON.stringify(viewers[i]?.viewer.stats)}; ffmpeg: ${decoded.videoErrors}`;
+        expect(decoded.videoFrames, why).toBeGreaterThanOrEqual(35);
         expect(decoded.audioSeconds).toBeGreaterThan(1.2);
         // The synthetic tone is in the audio (not only silence).
         expect(Math.max(...decoded.pcm.subarray(0, 48_000 * 2).map(Math.abs))).toBeGreaterThan(3000);
@@ -163,7 +165,7 @@ describe("media session over WHEP", () => {
 
   it("gives a late joiner a keyframe of its own, and answers a viewer's PLI", async () => {
     const { session } = startSession("H264");
-    const first = await watch(session, { keyframeRequests: true });
+    const first = await watch(session);
     await until(() => first.viewer.stats.videoFrames > 10);
     const firstKeyframes = first.viewer.stats.keyframes;
     const late = await watch(session);
@@ -173,8 +175,11 @@ describe("media session over WHEP", () => {
     expect(first.viewer.stats.keyframes).toBeGreaterThan(firstKeyframes);
     expect(first.viewer.stats.lostPackets).toBe(0);
     const before = session.stats.video.handovers;
+    const keyframesBefore = first.viewer.stats.keyframes;
+    // The PLI goes out on the audio track (the video one is recvonly) and still reaches the video.
     expect(first.viewer.requestKeyframe()).toBe(true);
     await until(() => session.stats.video.handovers > before);
+    await until(() => first.viewer.stats.keyframes > keyframesBefore);
     const ms = session.stats.firstFrameAfterAnswerMs;
     expect(ms).toHaveLength(2);
     await first.viewer.close();

@@ -6,9 +6,10 @@
 import ndc from "node-datachannel";
 import type { VideoCodecName } from "../frames.js";
 import { H264Depacketizer, isH264Keyframe } from "../rtp/h264.js";
-import { buildReceiverReport, parseRtcp } from "../rtp/rtcp.js";
+import { buildPli, buildReceiverReport, parseRtcp } from "../rtp/rtcp.js";
 import { isRtcp, parseRtpPacket, random32 } from "../rtp/rtp-packet.js";
 import { isVp8Keyframe, Vp8Depacketizer } from "../rtp/vp8.js";
+import { KeyframeGate } from "./keyframe-gate.js";
 import { closePeerConnection, createPeerConnection, gatheringComplete } from "./peer-connection.js";
 import type { RtcSettings } from "./rtc-settings.js";
 import { H264_FMTP } from "./sdp-offer.js";
@@ -39,8 +40,6 @@ export type WhepNegotiator = (offerSdp: string) => Promise<{ answerSdp: string; 
 export interface WhepViewerOptions {
   /** Video codecs offered (default both). */
   codecs?: VideoCodecName[];
-  /** Attach libdatachannel's receiving session on video: sends receiver reports and lets us send PLI (but swallows the video sender reports). */
-  keyframeRequests?: boolean;
   settings?: RtcSettings;
   onVideoFrame?: (frame: ReceivedVideoFrame) => void;
   onAudioPacket?: (packet: ReceivedAudioPacket) => void;
@@ -72,11 +71,24 @@ export function whepOverHttp(url: string, headers: Record<string, string> = {}):
 }
 
 export class WhepViewer {
-  readonly stats = { videoFrames: 0, keyframes: 0, audioPackets: 0, lostPackets: 0, senderReports: 0 };
+  /**
+   * `videoFrames` counts the frames delivered, which all decode: after a loss, the frames up to the next
+   * keyframe are `skippedFrames` instead (see KeyframeGate), and `keyframeRequests` counts the PLIs sent.
+   */
+  readonly stats = {
+    videoFrames: 0,
+    keyframes: 0,
+    skippedFrames: 0,
+    keyframeRequests: 0,
+    audioPackets: 0,
+    lostPackets: 0,
+    senderReports: 0,
+  };
   videoCodec: VideoCodecName = "H264";
   private end: (() => Promise<void>) | undefined;
   private readonly ownSsrc = random32();
   private audioSourceSsrc = 0;
+  private videoSourceSsrc = 0;
   private reportTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private connectedResolve!: () => void;
@@ -86,9 +98,9 @@ export class WhepViewer {
 
   private constructor(
     private readonly pc: ndc.PeerConnection,
-    private readonly videoTrack: ndc.Track,
-    // Held so the native track lives as long as the viewer (an unreferenced wrapper is collected and
+    // Held so the native tracks live as long as the viewer (an unreferenced wrapper is collected and
     // takes its track with it).
+    readonly videoTrack: ndc.Track,
     readonly audioTrack: ndc.Track,
     private readonly options: WhepViewerOptions,
   ) {}
@@ -108,7 +120,6 @@ export class WhepViewer {
       const videoTrack = pc.addTrack(video);
       const audioTrack = pc.addTrack(audio);
       const viewer = new WhepViewer(pc, videoTrack, audioTrack, options);
-      if (options.keyframeRequests) videoTrack.setMediaHandler(new ndc.RtcpReceivingSession());
       viewer.receive(videoTrack, "video");
       viewer.receive(audioTrack, "audio");
       pc.setLocalDescription();
@@ -135,6 +146,7 @@ export class WhepViewer {
   private receive(track: ndc.Track, kind: "video" | "audio"): void {
     const h264 = new H264Depacketizer();
     const vp8 = new Vp8Depacketizer();
+    const gate = new KeyframeGate(() => this.requestKeyframe());
     let expected: number | undefined;
     let opened = false;
     track.onOpen(() => {
@@ -158,6 +170,7 @@ export class WhepViewer {
         this.stats.lostPackets += (packet.sequenceNumber - expected) & 0xffff;
         h264.reset();
         vp8.reset();
+        if (kind === "video") gate.lost();
       }
       expected = (packet.sequenceNumber + 1) & 0xffff;
       if (kind === "audio") {
@@ -166,11 +179,16 @@ export class WhepViewer {
         this.options.onAudioPacket?.({ rtpTimestamp: packet.timestamp, data: packet.payload, receivedAt });
         return;
       }
+      this.videoSourceSsrc = packet.ssrc;
       const codec = this.videoCodec;
       const data =
         codec === "H264" ? h264.push(packet.payload, packet.marker) : vp8.push(packet.payload, packet.marker);
       if (!data) return;
       const keyframe = codec === "H264" ? isH264Keyframe(data) : isVp8Keyframe(data);
+      if (!gate.admit(keyframe)) {
+        this.stats.skippedFrames++;
+        return;
+      }
       this.stats.videoFrames++;
       if (keyframe) this.stats.keyframes++;
       this.options.onVideoFrame?.({ codec, rtpTimestamp: packet.timestamp, data, keyframe, receivedAt });
@@ -178,17 +196,29 @@ export class WhepViewer {
   }
 
   private sendReceiverReport(): void {
-    if (this.closed || this.audioSourceSsrc === 0) return;
-    try {
-      this.audioTrack.sendMessageBinary(buildReceiverReport(this.ownSsrc, this.audioSourceSsrc));
-    } catch {
-      // not open (yet, or any more)
-    }
+    if (this.audioSourceSsrc !== 0) this.sendRtcp(buildReceiverReport(this.ownSsrc, this.audioSourceSsrc));
   }
 
-  /** Sends a PLI (needs `keyframeRequests`). */
+  /** Sends a PLI; false until video has come (its SSRC is what the PLI names). */
   requestKeyframe(): boolean {
-    return this.videoTrack.requestKeyframe();
+    if (this.videoSourceSsrc === 0 || !this.sendRtcp(buildPli(this.ownSsrc, this.videoSourceSsrc)))
+      return false;
+    this.stats.keyframeRequests++;
+    return true;
+  }
+
+  /**
+   * RTCP goes out on the audio track, the one we may send on (libdatachannel sends nothing but its own
+   * handlers' RTCP on a recvonly track). The transport is bundled, and the sender routes RTCP feedback
+   * to the track that owns the SSRC it names, so a PLI about the video reaches the video.
+   */
+  private sendRtcp(packet: Buffer): boolean {
+    if (this.closed) return false;
+    try {
+      return this.audioTrack.sendMessageBinary(packet);
+    } catch {
+      return false; // not open (yet, or any more)
+    }
   }
 
   /** The peer's connection state (libdatachannel's names). */
