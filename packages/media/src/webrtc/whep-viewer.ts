@@ -146,7 +146,7 @@ export class WhepViewer {
   private receive(track: ndc.Track, kind: "video" | "audio"): void {
     const h264 = new H264Depacketizer();
     const vp8 = new Vp8Depacketizer();
-    const gate = new KeyframeGate(() => this.requestKeyframe());
+    const gate = kind === "video" ? new KeyframeGate(() => this.requestKeyframe()) : undefined;
     let expected: number | undefined;
     let opened = false;
     track.onOpen(() => {
@@ -170,7 +170,7 @@ export class WhepViewer {
         this.stats.lostPackets += (packet.sequenceNumber - expected) & 0xffff;
         h264.reset();
         vp8.reset();
-        if (kind === "video") gate.lost();
+        gate?.lost();
       }
       expected = (packet.sequenceNumber + 1) & 0xffff;
       if (kind === "audio") {
@@ -185,7 +185,7 @@ export class WhepViewer {
         codec === "H264" ? h264.push(packet.payload, packet.marker) : vp8.push(packet.payload, packet.marker);
       if (!data) return;
       const keyframe = codec === "H264" ? isH264Keyframe(data) : isVp8Keyframe(data);
-      if (!gate.admit(keyframe)) {
+      if (gate && !gate.admit(keyframe)) {
         this.stats.skippedFrames++;
         return;
       }
