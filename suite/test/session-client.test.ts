@@ -96,9 +96,14 @@ describe("pnpm session-client", () => {
       expect(lines.some((l) => l.startsWith("recorded "))).toBe(true);
       expect(statSync(file).size).toBeGreaterThan(10_000);
       // Decoded frame by frame: video (stream 0) and audio (stream 1) are both there.
-      const crc = spawnSync(ffmpegBinary(), ["-v", "error", "-i", file, "-f", "framecrc", "-"], {
-        encoding: "utf8",
-      });
+      // -vsync 0: each decoded frame once; ffmpeg would otherwise drop frames whose times crowd together.
+      const crc = spawnSync(
+        ffmpegBinary(),
+        ["-v", "error", "-i", file, "-vsync", "0", "-f", "framecrc", "-"],
+        {
+          encoding: "utf8",
+        },
+      );
       expect(crc.status, crc.stderr).toBe(0);
       const streams = crc.stdout
         .split("\n")

@@ -10,7 +10,24 @@ export function decodeWithFfmpeg(path: string, extraInput: string[] = []) {
   const height = Number(size?.[2] ?? 0);
   const video = spawnSync(
     bin,
-    ["-v", "error", ...extraInput, "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"],
+    // Every decoded frame once (-vsync 0): by default ffmpeg makes the rate constant for rawvideo,
+    // dropping frames whose times crowd together and repeating others, which is not what decodes.
+    [
+      "-v",
+      "error",
+      ...extraInput,
+      "-i",
+      path,
+      "-map",
+      "0:v:0",
+      "-vsync",
+      "0",
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "yuv420p",
+      "-",
+    ],
     {
       maxBuffer: 1 << 30,
     },

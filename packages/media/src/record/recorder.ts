@@ -63,11 +63,16 @@ export class MkvRecorder {
     [VIDEO_TRACK, -1],
     [AUDIO_TRACK, -1],
   ]);
-  private readonly firstArrival = Date.now();
+  /** When the first media came (not when the recorder was made: a viewer may take seconds to connect). */
+  private firstArrival: number | undefined;
   private timeline: RecordingSummary["timeline"] = "sender-reports";
   private counts = { videoFrames: 0, audioPackets: 0, maxTime: 0 };
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** The clock `receivedAt` is read on (the viewer's: Date.now). */
+    private readonly now: () => number = Date.now,
+  ) {
     this.out = createWriteStream(path);
   }
 
@@ -126,7 +131,9 @@ export class MkvRecorder {
   private place(force = false): void {
     const { video, audio } = this.mapping;
     const haveReports = video !== undefined && audio !== undefined;
-    if (!haveReports && !force && Date.now() - this.firstArrival < SENDER_REPORT_WAIT_MS) return;
+    this.firstArrival ??= this.waiting[0]?.receivedAt;
+    const waited = this.now() - (this.firstArrival ?? this.now());
+    if (!haveReports && !force && waited < SENDER_REPORT_WAIT_MS) return;
     if (!haveReports) this.timeline = "arrival";
     for (const item of this.waiting.splice(0)) {
       const map = this.mapping[item.kind];
