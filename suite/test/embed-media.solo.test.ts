@@ -54,7 +54,17 @@ const SETTLE_MS = 15_000;
 interface Samples {
   frames: { t: number; mouth: number }[];
   audio: { t: number; rms: number }[];
-  stats: { framesDecoded: number; freezeCount: number; totalFreezesDuration: number; at: number }[];
+  stats: {
+    framesDecoded: number;
+    freezeCount: number;
+    totalFreezesDuration: number;
+    /** What the browser did about loss, to tell a freeze's cause: keyframes asked for, NACKs, lost packets. */
+    pliCount: number;
+    nackCount: number;
+    packetsLost: number;
+    keyFramesDecoded: number;
+    at: number;
+  }[];
 }
 
 interface PageGlobals {
@@ -154,6 +164,10 @@ async function startProbes(page: Page, box: { x: number; y: number; width: numbe
             framesDecoded: Number(report.framesDecoded ?? 0),
             freezeCount: Number(report.freezeCount ?? 0),
             totalFreezesDuration: Number(report.totalFreezesDuration ?? 0),
+            pliCount: Number(report.pliCount ?? 0),
+            nackCount: Number(report.nackCount ?? 0),
+            packetsLost: Number(report.packetsLost ?? 0),
+            keyFramesDecoded: Number(report.keyFramesDecoded ?? 0),
             at: w.performance.now(),
           });
         }
@@ -239,6 +253,12 @@ function syncLag(
   return best;
 }
 
+function freezeSeenAfter(s: Samples): number | undefined {
+  const first = s.stats[0];
+  const frozen = s.stats.find((x) => x.freezeCount > 0);
+  return first && frozen ? Math.round(frozen.at - first.at) : undefined;
+}
+
 /** What the page saw and heard, reduced to the figures the test judges. */
 function measure(s: Samples) {
   const first = s.stats[0];
@@ -290,6 +310,12 @@ function measure(s: Samples) {
   return {
     fps: Math.round(fps * 10) / 10,
     freezes: last?.freezeCount ?? 0,
+    /** When the first freeze was seen (ms after the first stats sample: < 500 is the video's start). */
+    firstFreezeAfterMs: freezeSeenAfter(s),
+    keyframeRequests: last?.pliCount ?? 0,
+    nacks: last?.nackCount ?? 0,
+    packetsLost: last?.packetsLost ?? 0,
+    keyframesDecoded: last?.keyFramesDecoded ?? 0,
     voiceLevel,
     speakingFrames: speaking.length,
     silentFrames: silent.length,
