@@ -333,6 +333,25 @@ function measure(s: Samples) {
   };
 }
 
+/**
+ * Where this process's event loop (the suite's: the session's media is made here) stood still for more
+ * than 100 ms, in ms from the watch's start: when the picture froze, was the sender still?
+ */
+function watchStalls() {
+  const stalls: { atMs: number; ms: number }[] = [];
+  const start = performance.now();
+  let last = start;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    if (now - last > 110) stalls.push({ atMs: Math.round(last - start), ms: Math.round(now - last - 10) });
+    last = now;
+  }, 10);
+  return () => {
+    clearInterval(timer);
+    return stalls;
+  };
+}
+
 describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", () => {
   for (const codec of ["H264", "VP8"] as VideoCodecName[]) {
     it(`plays a spoken answer with the mouth following the voice (${codec})`, async () => {
@@ -351,6 +370,7 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
 
       llm.enqueue({ kind: "stream", pieces: ANSWER });
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const stalls = watchStalls();
       await page.goto(embed.url);
       await page.getByRole("button", { name: "Start conversation", exact: true }).click();
       await page.waitForFunction(
@@ -393,7 +413,10 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
 
       const report = measure(s);
       writeFileSync(path.join(SHOTS, `report-${codec}.json`), JSON.stringify(report, null, 1));
-      console.info(`media in the browser (${codec}):`, JSON.stringify({ ...report, pairs: undefined }));
+      console.info(
+        `media in the browser (${codec}):`,
+        JSON.stringify({ ...report, pairs: undefined, serverStalls: stalls() }),
+      );
 
       // Frames decoded at 25 fps on average (>= 24), no freeze.
       expect(report.fps).toBeGreaterThanOrEqual(24);
