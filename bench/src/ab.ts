@@ -11,12 +11,13 @@
  * Settings (environment): BENCH_AB_VARIANTS, BENCH_AB_ROUNDS (default 4), BENCH_AB_SCENARIO (`mint` or
  * `lifecycle`, mint + start + stop; default mint), BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS.
  */
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, readConfig } from "@avatar/runtime";
-import { FLOOR, parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
-import { startBenchEnvironment } from "./backend/environment.js";
-import { prepareSpace } from "./backend/prepare.js";
+import { parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
+import { startBenchEnvironment, withFreshDatabase } from "./backend/environment.js";
+import { type BenchSpace, prepareSpace } from "./backend/prepare.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
 import { measureLoad } from "./load/measure.js";
@@ -46,15 +47,22 @@ const environment = await startBenchEnvironment({ fromSource: false });
 const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
 const readings: Reading[] = [];
 try {
-  const space = await prepareSpace(environment.env);
-  const body = JSON.stringify({ mode: "LITE", avatar_id: space.avatarId });
-  const run = async (round: number, name: string, url: string, path: string, pids: () => number[]) => {
+  // The floor stores a body of a mint's shape and size.
+  const floorBody = JSON.stringify({ mode: "LITE", avatar_id: randomUUID() });
+  const run = async (
+    round: number,
+    name: string,
+    url: string,
+    path: string,
+    pids: () => number[],
+    space?: BenchSpace,
+  ) => {
     const scenario: Scenario = {
       url,
-      kind: name === FLOOR ? "single" : kind,
+      kind: space ? kind : "single",
       path,
-      body,
-      headers: name === FLOOR ? {} : { "x-api-key": space.apiKey },
+      body: space ? JSON.stringify({ mode: "LITE", avatar_id: space.avatarId }) : floorBody,
+      headers: space ? { "x-api-key": space.apiKey } : {},
       connections: settings.BENCH_CONNECTIONS,
       seconds: settings.BENCH_SECONDS,
       warmupSeconds: settings.BENCH_WARMUP_SECONDS,
@@ -85,10 +93,13 @@ try {
         await run(round, name, floor.url, "/insert", () => (floorPid ? [floorPid] : []));
         continue;
       }
-      const suite = await startSuiteBackend(environment, { entry: path.join(v.dir, "main.js"), env: v.env });
+      // Each run on a database of its own: what the last one left started is not this one's work.
+      const own = await withFreshDatabase(environment);
+      const space = await prepareSpace(own.env);
+      const suite = await startSuiteBackend(own, { entry: path.join(v.dir, "main.js"), env: v.env });
       try {
         const pids = () => suite.processes().find((p) => p.name === "suite")?.pids ?? [];
-        await run(round, name, suite.gatewayUrl, "/v1/sessions/token", pids);
+        await run(round, name, suite.gatewayUrl, "/v1/sessions/token", pids, space);
         for (const text of suite.exited()) say(text);
       } finally {
         await suite.stop();

@@ -12,11 +12,12 @@
  * TypeScript sources instead of the bundles of `pnpm build`), BENCH_CPU_PROFILE_DIR (write a
  * `node --cpu-prof` profile of every backend process there).
  */
+import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { env, readConfig } from "@avatar/runtime";
 import type { Backend } from "./backend/backend.js";
-import { startBenchEnvironment } from "./backend/environment.js";
-import { prepareSpace } from "./backend/prepare.js";
+import { type BenchEnvironment, startBenchEnvironment, withFreshDatabase } from "./backend/environment.js";
+import { type BenchSpace, prepareSpace } from "./backend/prepare.js";
 import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
@@ -67,14 +68,20 @@ say(
 const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
 try {
   const floorUrl = floor.url;
-  const space = await prepareSpace(environment.env);
-  const mintBody = JSON.stringify({ mode: "LITE", avatar_id: space.avatarId });
-  const scenario = (url: string, kind: Scenario["kind"], path: string, body: string): Scenario => ({
+  // The floor stores a body of a mint's shape and size.
+  const floorBody = JSON.stringify({ mode: "LITE", avatar_id: randomUUID() });
+  const scenario = (
+    url: string,
+    kind: Scenario["kind"],
+    path: string,
+    body: string,
+    space?: BenchSpace,
+  ): Scenario => ({
     url,
     kind,
     path,
     body,
-    headers: kind === "single" && path === "/insert" ? {} : { "x-api-key": space.apiKey },
+    headers: space ? { "x-api-key": space.apiKey } : {},
     connections: settings.BENCH_CONNECTIONS,
     seconds: settings.BENCH_SECONDS,
     warmupSeconds: settings.BENCH_WARMUP_SECONDS,
@@ -105,8 +112,9 @@ try {
     ...environment.pg.pids(),
   ];
   const floorRun = (name: string) =>
-    measure(name, scenario(floorUrl, "single", "/insert", mintBody), floorPids);
-  const gatewayRuns = async (label: string, backend: Backend) => {
+    measure(name, scenario(floorUrl, "single", "/insert", floorBody), floorPids);
+  const gatewayRuns = async (label: string, backend: Backend, space: BenchSpace) => {
+    const mintBody = JSON.stringify({ mode: "LITE", avatar_id: space.avatarId });
     const pids = () =>
       backend
         .processes()
@@ -114,13 +122,13 @@ try {
         .flatMap((p) => p.pids);
     await measure(
       `${label}: mint (LITE)`,
-      scenario(backend.gatewayUrl, "single", "/v1/sessions/token", mintBody),
+      scenario(backend.gatewayUrl, "single", "/v1/sessions/token", mintBody, space),
       pids,
       backend,
     );
     await measure(
       `${label}: mint + start + stop`,
-      scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", mintBody),
+      scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", mintBody, space),
       pids,
       backend,
     );
@@ -129,20 +137,22 @@ try {
   await floorRun("floor: node:http + 1 insert");
   const processTable: string[] = [];
   if (topologies.has("suite")) {
-    const suite = await startSuiteBackend(environment);
+    const { own, space } = await ownDatabase(environment);
+    const suite = await startSuiteBackend(own);
     try {
       processTable.push(...(await idleFigures(suite, "suite")));
-      await gatewayRuns("suite", suite);
+      await gatewayRuns("suite", suite, space);
       for (const text of suite.exited()) say(text);
     } finally {
       await suite.stop();
     }
   }
   if (topologies.has("processes")) {
-    const processes = await startProcessBackend(environment);
+    const { own, space } = await ownDatabase(environment);
+    const processes = await startProcessBackend(own);
     try {
       processTable.push(...(await idleFigures(processes, "processes")));
-      await gatewayRuns("processes", processes);
+      await gatewayRuns("processes", processes, space);
       for (const text of processes.exited()) say(text);
     } finally {
       await processes.stop();
@@ -155,7 +165,12 @@ try {
   await environment.stop();
 }
 
-/** Start-up time and resident memory of each backend process, idle for 2 s after it is ready. */
+/** A topology's own database (see withFreshDatabase) and its benchmark space. */
+async function ownDatabase(environment: BenchEnvironment) {
+  const own = await withFreshDatabase(environment);
+  return { own, space: await prepareSpace(own.env) };
+}
+
 /**
  * RSS 2 s after the processes were ready, and once they have been at rest for IDLE_SETTLE_MS: what start-up
  * left (V8 keeps its garbage until the heap's limit or its memory reducer calls for a collection, which

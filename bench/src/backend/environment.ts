@@ -10,6 +10,7 @@ import {
   repoRoot,
   startNatsServer,
 } from "@avatar/testkit";
+import pg from "pg";
 import { type PostgresServer, startPostgresServer } from "../servers/postgres.js";
 
 /**
@@ -74,4 +75,26 @@ export async function startBenchEnvironment(options: {
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+let databases = 0;
+
+/**
+ * The same environment on a new database of the same server. Each backend a benchmark starts gets its
+ * own: sessions that one backend's load had started when it stopped are otherwise taken over by the next
+ * backend's pipeline, whose media work then counts in that backend's load and idle memory.
+ * Stop the original environment, not this one.
+ */
+export async function withFreshDatabase(environment: BenchEnvironment): Promise<BenchEnvironment> {
+  const name = `bench_${++databases}`;
+  const client = new pg.Client({ connectionString: environment.pg.url });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(environment.pg.url);
+  url.pathname = `/${name}`;
+  return { ...environment, env: { ...environment.env, DATABASE_URL: url.toString() } };
 }
