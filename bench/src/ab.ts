@@ -16,8 +16,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, readConfig } from "@avatar/runtime";
 import { parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
-import { startBenchEnvironment, withFreshDatabase } from "./backend/environment.js";
-import { type BenchSpace, prepareSpace } from "./backend/prepare.js";
+import { startBenchEnvironment } from "./backend/environment.js";
+import { type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
 import { measureLoad } from "./load/measure.js";
@@ -47,8 +47,7 @@ const environment = await startBenchEnvironment({ fromSource: false });
 const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
 const readings: Reading[] = [];
 try {
-  // The floor stores a body of a mint's shape and size.
-  const floorBody = JSON.stringify({ mode: "LITE", avatar_id: randomUUID() });
+  const floorBody = mintBody(randomUUID());
   const run = async (
     round: number,
     name: string,
@@ -61,7 +60,7 @@ try {
       url,
       kind: space ? kind : "single",
       path,
-      body: space ? JSON.stringify({ mode: "LITE", avatar_id: space.avatarId }) : floorBody,
+      body: space ? mintBody(space.avatarId) : floorBody,
       headers: space ? { "x-api-key": space.apiKey } : {},
       connections: settings.BENCH_CONNECTIONS,
       seconds: settings.BENCH_SECONDS,
@@ -94,8 +93,7 @@ try {
         continue;
       }
       // Each run on a database of its own: what the last one left started is not this one's work.
-      const own = await withFreshDatabase(environment);
-      const space = await prepareSpace(own.env);
+      const { own, space } = await prepareOwnDatabase(environment);
       const suite = await startSuiteBackend(own, { entry: path.join(v.dir, "main.js"), env: v.env });
       try {
         const pids = () => suite.processes().find((p) => p.name === "suite")?.pids ?? [];

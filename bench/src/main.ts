@@ -16,8 +16,8 @@ import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { env, readConfig } from "@avatar/runtime";
 import type { Backend } from "./backend/backend.js";
-import { type BenchEnvironment, startBenchEnvironment, withFreshDatabase } from "./backend/environment.js";
-import { type BenchSpace, prepareSpace } from "./backend/prepare.js";
+import { startBenchEnvironment } from "./backend/environment.js";
+import { type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
 import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
@@ -68,8 +68,7 @@ say(
 const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
 try {
   const floorUrl = floor.url;
-  // The floor stores a body of a mint's shape and size.
-  const floorBody = JSON.stringify({ mode: "LITE", avatar_id: randomUUID() });
+  const floorBody = mintBody(randomUUID());
   const scenario = (
     url: string,
     kind: Scenario["kind"],
@@ -114,7 +113,7 @@ try {
   const floorRun = (name: string) =>
     measure(name, scenario(floorUrl, "single", "/insert", floorBody), floorPids);
   const gatewayRuns = async (label: string, backend: Backend, space: BenchSpace) => {
-    const mintBody = JSON.stringify({ mode: "LITE", avatar_id: space.avatarId });
+    const body = mintBody(space.avatarId);
     const pids = () =>
       backend
         .processes()
@@ -122,13 +121,13 @@ try {
         .flatMap((p) => p.pids);
     await measure(
       `${label}: mint (LITE)`,
-      scenario(backend.gatewayUrl, "single", "/v1/sessions/token", mintBody, space),
+      scenario(backend.gatewayUrl, "single", "/v1/sessions/token", body, space),
       pids,
       backend,
     );
     await measure(
       `${label}: mint + start + stop`,
-      scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", mintBody, space),
+      scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", body, space),
       pids,
       backend,
     );
@@ -137,7 +136,7 @@ try {
   await floorRun("floor: node:http + 1 insert");
   const processTable: string[] = [];
   if (topologies.has("suite")) {
-    const { own, space } = await ownDatabase(environment);
+    const { own, space } = await prepareOwnDatabase(environment);
     const suite = await startSuiteBackend(own);
     try {
       processTable.push(...(await idleFigures(suite, "suite")));
@@ -148,7 +147,7 @@ try {
     }
   }
   if (topologies.has("processes")) {
-    const { own, space } = await ownDatabase(environment);
+    const { own, space } = await prepareOwnDatabase(environment);
     const processes = await startProcessBackend(own);
     try {
       processTable.push(...(await idleFigures(processes, "processes")));
@@ -163,12 +162,6 @@ try {
 } finally {
   await floor.stop();
   await environment.stop();
-}
-
-/** A topology's own database (see withFreshDatabase) and its benchmark space. */
-async function ownDatabase(environment: BenchEnvironment) {
-  const own = await withFreshDatabase(environment);
-  return { own, space: await prepareSpace(own.env) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Tier } from "@avatar/contracts/tokens";
 import { silentLogger } from "@avatar/runtime";
 import { startSuite } from "@avatar/suite";
+import { type BenchEnvironment, withFreshDatabase } from "./environment.js";
 
 export interface BenchSpace {
   spaceId: string;
@@ -37,3 +38,17 @@ export async function prepareSpace(env: Record<string, string>): Promise<BenchSp
     await suite.stop();
   }
 }
+
+/**
+ * What one backend runs on: a database of its own (withFreshDatabase) with its benchmark space. Every
+ * backend a benchmark starts is prepared this way.
+ */
+export async function prepareOwnDatabase(
+  environment: BenchEnvironment,
+): Promise<{ own: BenchEnvironment; space: BenchSpace }> {
+  const own = await withFreshDatabase(environment);
+  return { own, space: await prepareSpace(own.env) };
+}
+
+/** The body of a LITE token mint, as the benchmarks send it; the floor stores one of the same size. */
+export const mintBody = (avatarId: string): string => JSON.stringify({ mode: "LITE", avatar_id: avatarId });
