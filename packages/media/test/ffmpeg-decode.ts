@@ -54,3 +54,24 @@ export function decodeWithFfmpeg(path: string, extraInput: string[] = []) {
       : new Int16Array(),
   };
 }
+
+/**
+ * The frames of a media file as ffmpeg's framecrc lists them: each frame's stream and time (in that
+ * stream's time base), each decoded frame once (-vsync 0). `outputArgs` `["-c", "copy"]` lists them as
+ * stored instead (times in the container's base) without decoding.
+ */
+export function framesOf(path: string, outputArgs: string[] = []) {
+  const run = spawnSync(
+    ffmpegBinary(),
+    ["-v", "error", "-i", path, "-vsync", "0", ...outputArgs, "-f", "framecrc", "-"],
+    { encoding: "utf8" },
+  );
+  const frames = run.stdout
+    .split("\n")
+    .filter((line) => /^\d+,/.test(line))
+    .map((line) => {
+      const [stream, , pts] = line.split(",").map((field) => Number(field.trim()));
+      return { stream: stream as number, pts: pts as number };
+    });
+  return { frames, status: run.status, errors: run.stderr };
+}
