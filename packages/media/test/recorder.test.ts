@@ -2,37 +2,14 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { syntheticFrames } from "../src/bench/synthetic-frames.js";
-import { VideoEncoder } from "../src/encode/video-encoder.js";
-import type { EncodedVideoFrame } from "../src/encode/video-encoding.js";
-import { videoSize } from "../src/frames.js";
 import { MkvRecorder } from "../src/record/recorder.js";
+import { encodedFrames } from "./encoded-frames.js";
 import { framesOf } from "./ffmpeg-decode.js";
 
 const dir = await mkdtemp(join(tmpdir(), "media-recorder-"));
 
-async function vp8Frames(count: number): Promise<EncodedVideoFrame[]> {
-  const { width, height } = videoSize("low");
-  const out: EncodedVideoFrame[] = [];
-  // Room for every frame: by default an encoder that falls behind (a loaded machine) drops frames.
-  const encoder = new VideoEncoder({
-    encoding: { codec: "VP8", width, height },
-    onFrame: (f) => out.push(f),
-    maxInFlight: 1000,
-  });
-  for await (const frame of syntheticFrames({ width, height, count })) {
-    encoder.encode(frame);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  const deadline = Date.now() + 20_000;
-  while (out.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  await encoder.close();
-  expect(out.map((f) => f.index)).toEqual([...Array(count).keys()]);
-  return out;
-}
-
 it("places media on the sender's timeline though the viewer took seconds to connect and frames came in bursts", async () => {
-  const frames = await vp8Frames(30);
+  const frames = await encodedFrames("VP8", 30);
   let now = 0;
   const recorder = new MkvRecorder(join(dir, "slow-connect.webm"), () => now);
   // The viewer connects five seconds after the recorder was made; frames then arrive ten at a time.

@@ -12,6 +12,7 @@ import { OpusEncoder } from "../src/encode/opus-encoder.js";
 import { VideoEncoder } from "../src/encode/video-encoder.js";
 import type { EncodedVideoFrame } from "../src/encode/video-encoding.js";
 import { videoSize } from "../src/frames.js";
+import { encodeSynthetic } from "./encoded-frames.js";
 import { decodeWithFfmpeg } from "./ffmpeg-decode.js";
 
 const dir = await mkdtemp(join(tmpdir(), "media-encoder-"));
@@ -37,26 +38,6 @@ function ivf(frames: EncodedVideoFrame[], width: number, height: number): Buffer
   return Buffer.concat(parts);
 }
 
-async function encodeAll(codec: "H264" | "VP8", count: number, keyframeAt?: number) {
-  const { width, height } = videoSize("low");
-  const out: EncodedVideoFrame[] = [];
-  const encoder = new VideoEncoder({
-    encoding: { codec, width, height },
-    onFrame: (f) => out.push(f),
-    maxInFlight: 1000,
-  });
-  for await (const frame of syntheticFrames({ width, height, count })) {
-    if (frame.index === keyframeAt) encoder.requestKeyframe();
-    encoder.encode(frame);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  const deadline = Date.now() + 10_000;
-  while (out.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  const stats = { ...encoder.stats };
-  await encoder.close();
-  return { out, stats, width, height };
-}
-
 afterAll(() => expect(liveEncoderProcesses()).toBe(0));
 
 /** The mean luma of each frame of a video file. */
@@ -74,7 +55,7 @@ function decodeLuma(file: string, width: number, height: number): number[] {
 
 describe("video encoder", () => {
   it("H264: one access unit per frame, in order, decodable to the right number and size of frames", async () => {
-    const { out, width, height } = await encodeAll("H264", 30);
+    const { frames: out, width, height } = await encodeSynthetic("H264", 30);
     expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
     const first = itemAt(out, 0);
     expect(first.keyframe).toBe(true);
@@ -90,7 +71,7 @@ describe("video encoder", () => {
   });
 
   it("VP8: one frame per frame, decodable to the right number and size of frames", async () => {
-    const { out, width, height } = await encodeAll("VP8", 30);
+    const { frames: out, width, height } = await encodeSynthetic("VP8", 30);
     expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
     const file = join(dir, "out.ivf");
     writeFileSync(file, ivf(out, width, height));
@@ -100,7 +81,7 @@ describe("video encoder", () => {
   it.each(["H264", "VP8"] as const)(
     "%s: a keyframe request makes the next frame a keyframe, nothing skipped",
     async (codec) => {
-      const { out, stats } = await encodeAll(codec, 30, 15);
+      const { frames: out, stats } = await encodeSynthetic(codec, 30, [15]);
       expect(stats.handovers).toBe(1);
       expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
       expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 15]);

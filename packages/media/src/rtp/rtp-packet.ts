@@ -59,3 +59,15 @@ export function parseRtpPacket(packet: Uint8Array): RtpPacket | undefined {
 
 /** A random 32-bit value (SSRCs, initial timestamps and sequence numbers, RFC 3550 section 5.1). */
 export const random32 = (): number => Math.floor(Math.random() * 0x1_0000_0000) >>> 0;
+
+/** How many packets went missing before each one of a stream (16-bit sequence numbers, wrapping). */
+export class SequenceGaps {
+  private expected: number | undefined;
+
+  /** The packets lost just before this one: 0 when it is the one expected, or the first. */
+  next(sequenceNumber: number): number {
+    const lost = this.expected === undefined ? 0 : (sequenceNumber - this.expected) & 0xffff;
+    this.expected = (sequenceNumber + 1) & 0xffff;
+    return lost;
+  }
+}

@@ -5,14 +5,12 @@
  */
 import ndc from "node-datachannel";
 import type { VideoCodecName } from "../frames.js";
-import { H264Depacketizer, isH264Keyframe } from "../rtp/h264.js";
 import { buildPli, buildReceiverReport, parseRtcp } from "../rtp/rtcp.js";
-import { isRtcp, parseRtpPacket, random32 } from "../rtp/rtp-packet.js";
-import { isVp8Keyframe, Vp8Depacketizer } from "../rtp/vp8.js";
-import { KeyframeGate } from "./keyframe-gate.js";
+import { isRtcp, parseRtpPacket, random32, SequenceGaps } from "../rtp/rtp-packet.js";
 import { closePeerConnection, createPeerConnection, gatheringComplete } from "./peer-connection.js";
 import type { RtcSettings } from "./rtc-settings.js";
 import { H264_FMTP } from "./sdp-offer.js";
+import { VideoReceiver } from "./video-receiver.js";
 
 export interface ReceivedVideoFrame {
   codec: VideoCodecName;
@@ -73,7 +71,7 @@ export function whepOverHttp(url: string, headers: Record<string, string> = {}):
 export class WhepViewer {
   /**
    * `videoFrames` counts the frames delivered, which all decode: after a loss, the frames up to the next
-   * keyframe are `skippedFrames` instead (see KeyframeGate), and `keyframeRequests` counts the PLIs sent.
+   * keyframe are `skippedFrames` instead (see VideoReceiver), and `keyframeRequests` counts the PLIs sent.
    */
   readonly stats = {
     videoFrames: 0,
@@ -144,10 +142,14 @@ export class WhepViewer {
   }
 
   private receive(track: ndc.Track, kind: "video" | "audio"): void {
-    const h264 = new H264Depacketizer();
-    const vp8 = new Vp8Depacketizer();
-    const gate = kind === "video" ? new KeyframeGate(() => this.requestKeyframe()) : undefined;
-    let expected: number | undefined;
+    const video =
+      kind === "video"
+        ? new VideoReceiver(
+            () => this.videoCodec,
+            () => this.requestKeyframe(),
+          )
+        : undefined;
+    const audioGaps = new SequenceGaps();
     let opened = false;
     track.onOpen(() => {
       opened = true;
@@ -166,32 +168,28 @@ export class WhepViewer {
       }
       const packet = parseRtpPacket(message);
       if (!packet) return;
-      if (expected !== undefined && packet.sequenceNumber !== expected) {
-        this.stats.lostPackets += (packet.sequenceNumber - expected) & 0xffff;
-        h264.reset();
-        vp8.reset();
-        gate?.lost();
-      }
-      expected = (packet.sequenceNumber + 1) & 0xffff;
-      if (kind === "audio") {
+      if (!video) {
+        this.stats.lostPackets += audioGaps.next(packet.sequenceNumber);
         this.audioSourceSsrc = packet.ssrc;
         this.stats.audioPackets++;
         this.options.onAudioPacket?.({ rtpTimestamp: packet.timestamp, data: packet.payload, receivedAt });
         return;
       }
       this.videoSourceSsrc = packet.ssrc;
-      const codec = this.videoCodec;
-      const data =
-        codec === "H264" ? h264.push(packet.payload, packet.marker) : vp8.push(packet.payload, packet.marker);
-      if (!data) return;
-      const keyframe = codec === "H264" ? isH264Keyframe(data) : isVp8Keyframe(data);
-      if (gate && !gate.admit(keyframe)) {
-        this.stats.skippedFrames++;
-        return;
-      }
+      const received = video.push(packet);
+      this.stats.lostPackets += received.lost;
+      if (received.skipped) this.stats.skippedFrames++;
+      if (!received.frame) return;
+      const { data, keyframe } = received.frame;
       this.stats.videoFrames++;
       if (keyframe) this.stats.keyframes++;
-      this.options.onVideoFrame?.({ codec, rtpTimestamp: packet.timestamp, data, keyframe, receivedAt });
+      this.options.onVideoFrame?.({
+        codec: this.videoCodec,
+        rtpTimestamp: packet.timestamp,
+        data,
+        keyframe,
+        receivedAt,
+      });
     });
   }
 
