@@ -21,8 +21,11 @@ describe("SequenceGaps", () => {
 
 describe("VideoReceiver", () => {
   it("after a lost packet delivers nothing until a keyframe, asks for one, and what it delivers decodes", async () => {
-    // H264 at 25 fps: keyframes at 0 (the first) and 30 (asked of the encoder, as a PLI would).
-    const frames = await encodedFrames("H264", 40, [30]);
+    // H264 at 25 fps, keyframes at 0 and 30: the second is a fresh encoder's first frame, as a PLI
+    // brings (made apart, so that no handover under load can take frames out of the sequence).
+    const before = await encodedFrames("H264", 30);
+    const after = await encodedFrames("H264", 10);
+    const frames = [...before, ...after.map((f) => ({ ...f, index: f.index + 30 }))];
     expect(frames.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 30]);
     let now = 0;
     const asked: number[] = [];
