@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { syntheticFrame, syntheticFrames } from "../src/bench/synthetic-frames.js";
 import { itemAt } from "../src/checked.js";
-import { liveEncoderProcesses } from "../src/encode/encoder-process.js";
+import { liveEncoderPids, liveEncoderProcesses } from "../src/encode/encoder-process.js";
 import { ffmpegBinary } from "../src/encode/ffmpeg-binary.js";
 import { OpusEncoder } from "../src/encode/opus-encoder.js";
 import { VideoEncoder } from "../src/encode/video-encoder.js";
@@ -90,6 +90,70 @@ describe("video encoder", () => {
       expect(decodeWithFfmpeg(file).videoFrames).toBe(30);
     },
   );
+
+  it("a handover's keyframe that overtakes frames still in the old encoder waits for them", async () => {
+    const { width, height } = videoSize("low");
+    const out: EncodedVideoFrame[] = [];
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width, height },
+      onFrame: (f) => out.push(f),
+      maxInFlight: 100,
+    });
+    const frames = syntheticFrames({ width, height, count: 30 });
+    const next = async () => {
+      const { value } = await frames.next();
+      if (value) encoder.encode(value);
+    };
+    const before = liveEncoderPids();
+    await next();
+    // The first encoder made is the active one; the second, its spare, becomes the incoming one.
+    const [old, spare] = liveEncoderPids().filter((pid) => !before.includes(pid));
+    expect(spare).toBeDefined();
+    process.kill(old as number, "SIGSTOP"); // a loaded machine: the old encoder falls behind
+    for (let i = 1; i < 15; i++) await next();
+    encoder.requestKeyframe();
+    for (let i = 15; i < 30; i++) await next();
+    await new Promise((r) => setTimeout(r, 400)); // the fresh encoder's keyframe is out by now
+    expect(out).toEqual([]);
+    process.kill(old as number, "SIGCONT");
+    const deadline = Date.now() + 10_000;
+    while (out.length < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await encoder.close();
+    expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
+    expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 15]);
+    expect(encoder.stats.handovers).toBe(1);
+    const file = join(dir, "overtaken.h264");
+    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
+    expect(decodeWithFfmpeg(file).videoFrames).toBe(30);
+  });
+
+  it("a handover whose old encoder is stuck goes ahead without its frames when the timeout passes", async () => {
+    const { width, height } = videoSize("low");
+    const out: EncodedVideoFrame[] = [];
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width, height },
+      onFrame: (f) => out.push(f),
+      maxInFlight: 100,
+      handoverTimeoutMs: 600,
+    });
+    const before = liveEncoderPids();
+    for await (const frame of syntheticFrames({ width, height, count: 30 })) {
+      if (frame.index === 15) encoder.requestKeyframe();
+      encoder.encode(frame);
+      if (frame.index === 0) {
+        const old = itemAt(
+          liveEncoderPids().filter((pid) => !before.includes(pid)),
+          0,
+        );
+        process.kill(old, "SIGSTOP");
+      }
+    }
+    const deadline = Date.now() + 10_000;
+    while (out.length < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await encoder.close(); // kills the stopped process after its grace
+    expect(out.map((f) => f.index)).toEqual([...Array(15).keys()].map((k) => k + 15));
+    expect(itemAt(out, 0).keyframe).toBe(true);
+  });
 
   it("encodes what it was given while starting, though the caller reuses the buffer at once", async () => {
     const { width, height } = videoSize("low");

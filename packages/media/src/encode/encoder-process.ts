@@ -72,6 +72,12 @@ export class EncoderProcess {
     return this.pending.size;
   }
 
+  /** The earliest source index written and not yet come out (frames come out in the order written). */
+  get oldestInFlight(): number | undefined {
+    for (const index of this.pending.values()) return index;
+    return undefined;
+  }
+
   get alive(): boolean {
     return !this.exited && !this.closing;
   }

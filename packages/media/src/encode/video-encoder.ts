@@ -14,7 +14,10 @@ export interface VideoEncoderOptions {
   ffmpegPath?: string;
   /** Frames inside a running encoder before new ones are dropped (bounds memory and delay when it falls behind). */
   maxInFlight?: number;
-  /** A handover that has produced nothing by then is abandoned (the old encoder goes on). */
+  /**
+   * A handover that has produced nothing by then is abandoned (the old encoder goes on); one whose
+   * keyframe is out but whose old encoder still owes earlier frames by then goes ahead without them.
+   */
   handoverTimeoutMs?: number;
 }
 
@@ -30,8 +33,8 @@ export interface VideoEncoderStats {
 /**
  * A session's video encoder with keyframes on demand. ffmpeg's CLI cannot be told "keyframe now", so a
  * keyframe request hands over to a fresh encoder process (whose first frame is always a keyframe): from
- * the next frame on it gets every frame too, and when its keyframe comes out it replaces the old one.
- * A spare process is kept started and idle, so the handover costs one frame's encode, not a spawn.
+ * the next frame on it gets every frame too, and once its keyframe is out and the old one has returned
+ * every frame before it, it replaces the old one. A spare process is kept started and idle, so the handover costs one frame's encode, not a spawn.
  * Outputs leave in index order; frames are dropped (and counted) rather than queued when it falls behind.
  */
 export class VideoEncoder {
@@ -40,9 +43,17 @@ export class VideoEncoder {
   private readonly handoverTimeoutMs: number;
   private active: EncoderProcess | undefined;
   private incoming:
-    | { process: EncoderProcess; firstIndex: number | undefined; timer: NodeJS.Timeout }
+    | {
+        process: EncoderProcess;
+        firstIndex: number | undefined;
+        timer: NodeJS.Timeout;
+        /** Its outputs, from its keyframe on, held while the old encoder returns the frames before it. */
+        held: EncoderOutput[];
+      }
     | undefined;
   private spare: EncoderProcess | undefined;
+  /** Encoders handed over from, still exiting (close() waits for them too). */
+  private readonly retiring = new Set<EncoderProcess>();
   private lastEmitted = -1;
   private closed = false;
   /** Encoders kept failing (e.g. no ffmpeg): nothing more is started. */
@@ -92,8 +103,8 @@ export class VideoEncoder {
   requestKeyframe(): void {
     if (this.closed || !this.active || this.incoming) return;
     const process = this.takeSpare();
-    const timer = setTimeout(() => this.abandonHandover(), this.handoverTimeoutMs);
-    this.incoming = { process, firstIndex: undefined, timer };
+    const timer = setTimeout(() => this.handoverTimedOut(), this.handoverTimeoutMs);
+    this.incoming = { process, firstIndex: undefined, timer, held: [] };
   }
 
   private takeSpare(): EncoderProcess {
@@ -119,20 +130,46 @@ export class VideoEncoder {
     if (this.closed) return;
     const incoming = this.incoming;
     if (incoming && from === incoming.process) {
-      // The fresh encoder's first output is its keyframe: it takes over from here.
-      clearTimeout(incoming.timer);
-      const old = this.active;
-      this.active = from;
-      this.incoming = undefined;
-      this.stats.handovers++;
-      void old?.close();
-      setImmediate(() => this.ensureSpare());
-    } else if (from !== this.active) {
-      return;
-    } else if (incoming?.firstIndex !== undefined && output.index >= incoming.firstIndex) {
-      // Held back: the incoming encoder's keyframe will carry this index.
+      incoming.held.push(output);
+      this.takeOverWhenOwedNothing();
       return;
     }
+    if (from !== this.active) return;
+    // Held back: the incoming encoder's keyframe will carry this index.
+    if (incoming?.firstIndex !== undefined && output.index >= incoming.firstIndex) return;
+    this.emit(output);
+    if (incoming) this.takeOverWhenOwedNothing();
+  }
+
+  /**
+   * The incoming encoder takes over once its keyframe is out and the old one owes no frame before it:
+   * otherwise a keyframe that overtook frames still inside a loaded old encoder would skip them.
+   */
+  private takeOverWhenOwedNothing(): void {
+    const keyframe = this.incoming?.held[0];
+    const owed = this.active?.oldestInFlight;
+    if (keyframe && (owed === undefined || owed >= keyframe.index)) this.takeOver();
+  }
+
+  private takeOver(): void {
+    const incoming = this.incoming;
+    if (!incoming) return;
+    clearTimeout(incoming.timer);
+    const old = this.active;
+    this.active = incoming.process;
+    this.incoming = undefined;
+    this.stats.handovers++;
+    if (old) this.retire(old);
+    setImmediate(() => this.ensureSpare());
+    for (const output of incoming.held) this.emit(output);
+  }
+
+  private retire(process: EncoderProcess): void {
+    this.retiring.add(process);
+    void process.close().then(() => this.retiring.delete(process));
+  }
+
+  private emit(output: EncoderOutput): void {
     if (output.index <= this.lastEmitted) return;
     this.lastEmitted = output.index;
     this.stats.encoded++;
@@ -145,9 +182,13 @@ export class VideoEncoder {
     });
   }
 
-  private abandonHandover(): void {
+  private handoverTimedOut(): void {
     const incoming = this.incoming;
     if (!incoming) return;
+    if (incoming.held.length > 0) {
+      this.takeOver(); // the old encoder is stuck: its frames are lost, the picture goes on
+      return;
+    }
     this.incoming = undefined;
     void incoming.process.close();
   }
@@ -160,7 +201,10 @@ export class VideoEncoder {
       clearTimeout(this.incoming.timer);
       this.incoming = undefined;
     }
-    if (from === this.active) this.active = undefined; // the next frame starts a fresh one (a keyframe)
+    if (from === this.active) {
+      this.active = undefined; // the next frame starts a fresh one (a keyframe), or the incoming one takes over
+      if (this.incoming?.held.length) this.takeOver();
+    }
     this.consecutiveFailures++;
     if (this.consecutiveFailures >= 3 && !this.failed) {
       this.failed = true;
@@ -174,7 +218,9 @@ export class VideoEncoder {
   async close(): Promise<void> {
     this.closed = true;
     if (this.incoming) clearTimeout(this.incoming.timer);
-    const processes = [this.active, this.incoming?.process, this.spare].filter((p) => p !== undefined);
+    const processes = [this.active, this.incoming?.process, this.spare, ...this.retiring].filter(
+      (p) => p !== undefined,
+    );
     this.active = this.spare = this.incoming = undefined;
     await Promise.all(processes.map((p) => p.close()));
   }
