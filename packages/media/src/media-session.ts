@@ -110,6 +110,7 @@ export class MediaSession {
       throw new WhepError("too_many_viewers", `at most ${max} viewers watch one session`);
     }
     this.reserved++;
+    this.videoEncoder().warm();
     const id = randomUUID();
     try {
       const peer = await ViewerPeer.answer({
@@ -142,6 +143,7 @@ export class MediaSession {
       return { viewerId: id, answerSdp: peer.answerSdp };
     } finally {
       this.reserved--;
+      if (this.viewers.size === 0 && this.reserved === 0) void this.stopEncoding();
     }
   }
 
@@ -194,27 +196,41 @@ export class MediaSession {
         if (this.closed) break;
         this.statsCounters.framesIn++;
         for (const tap of this.taps) tap(frame);
-        if (this.viewers.size > 0 || this.reserved > 0) this.encode(frame);
+        if (this.watched()) this.encode(frame);
       }
     } catch (error) {
       if (!this.closed) this.options.onError?.(error as Error);
     }
   }
 
-  private encode(frame: AvFrame): void {
+  /**
+   * Frames are encoded once a viewer is connected: the encoder's first frame is then that viewer's
+   * keyframe, with no handover (one fresh encoder fewer as the picture starts).
+   */
+  private watched(): boolean {
+    for (const viewer of this.viewers.values()) if (viewer.peer.connected) return true;
+    return false;
+  }
+
+  private videoEncoder(): VideoEncoder {
     this.encoder ??= new VideoEncoder({
       encoding: this.options.video,
       ...(this.options.ffmpegPath ? { ffmpegPath: this.options.ffmpegPath } : {}),
       onFrame: (encoded) => this.sendFrame(encoded),
       onError: (error) => this.options.onError?.(error),
     });
+    return this.encoder;
+  }
+
+  private encode(frame: AvFrame): void {
+    const encoder = this.videoEncoder();
     this.opus ??= new OpusEncoder();
     this.pendingAudio.set(frame.index, frame);
     if (this.pendingAudio.size > MAX_PENDING_AUDIO_FRAMES) {
       const oldest = this.pendingAudio.keys().next().value as number;
       this.sendAudioUpTo(oldest);
     }
-    this.encoder.encode(frame);
+    encoder.encode(frame);
   }
 
   private sendFrame(encoded: EncodedVideoFrame): void {

@@ -1,7 +1,6 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { syntheticFrames } from "../src/bench/synthetic-frames.js";
 import { itemAt } from "../src/checked.js";
@@ -13,6 +12,7 @@ import { livePeerConnections } from "../src/webrtc/peer-connection.js";
 import { WhepError } from "../src/webrtc/whep-errors.js";
 import { WhepViewer, type WhepViewerOptions } from "../src/webrtc/whep-viewer.js";
 import { decodeWithFfmpeg } from "./ffmpeg-decode.js";
+import { until } from "./support.js";
 
 const dir = await mkdtemp(join(tmpdir(), "media-session-"));
 const { width, height } = videoSize("low");
@@ -46,14 +46,6 @@ function watch(session: MediaSession, options: WhepViewerOptions = {}) {
     { settings: { iceServers: [], bindAddress: "127.0.0.1" }, ...options },
   );
   return viewer.then((v) => ({ viewer: v, viewerId }));
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await sleep(20);
-  }
 }
 
 afterEach(async () => {
@@ -168,6 +160,8 @@ describe("media session over WHEP", () => {
     const { session } = startSession("H264");
     const first = await watch(session);
     await until(() => first.viewer.stats.videoFrames > 10);
+    // The first viewer's keyframe is a fresh encoder's first frame: encoding began once it connected.
+    expect(session.stats.video.handovers).toBe(0);
     const firstKeyframes = first.viewer.stats.keyframes;
     const late = await watch(session);
     await until(() => late.viewer.stats.videoFrames > 3);

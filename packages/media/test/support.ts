@@ -28,3 +28,12 @@ export function bursts(frames: number, on: (frame: number) => boolean, level = 0
   }
   return pcm;
 }
+
+/** Waits until `check()` holds, polling every 20 ms; throws after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -11,9 +11,10 @@ import { ffmpegBinary } from "../src/encode/ffmpeg-binary.js";
 import { OpusEncoder } from "../src/encode/opus-encoder.js";
 import { VideoEncoder } from "../src/encode/video-encoder.js";
 import type { EncodedVideoFrame } from "../src/encode/video-encoding.js";
-import { videoSize } from "../src/frames.js";
+import { type AvFrame, videoSize } from "../src/frames.js";
 import { encodeSynthetic } from "./encoded-frames.js";
 import { decodeWithFfmpeg } from "./ffmpeg-decode.js";
+import { until } from "./support.js";
 
 const dir = await mkdtemp(join(tmpdir(), "media-encoder-"));
 
@@ -91,33 +92,41 @@ describe("video encoder", () => {
     },
   );
 
-  it("a handover's keyframe that overtakes frames still in the old encoder waits for them", async () => {
+  /**
+   * An H264 encoder that has given out frame 0 (30 synthetic frames, the rest still to encode), whose
+   * spare has started, with its own process stopped (SIGSTOP): a loaded machine, where it falls behind.
+   */
+  async function encoderFallingBehind(handoverTimeoutMs?: number) {
     const { width, height } = videoSize("low");
     const out: EncodedVideoFrame[] = [];
     const encoder = new VideoEncoder({
       encoding: { codec: "H264", width, height },
       onFrame: (f) => out.push(f),
       maxInFlight: 100,
+      ...(handoverTimeoutMs ? { handoverTimeoutMs } : {}),
     });
-    const frames = syntheticFrames({ width, height, count: 30 });
-    const next = async () => {
-      const { value } = await frames.next();
-      if (value) encoder.encode(value);
-    };
+    const frames: AvFrame[] = [];
+    for await (const frame of syntheticFrames({ width, height, count: 30 })) frames.push(frame);
     const before = liveEncoderPids();
-    await next();
-    // The first encoder made is the active one; the second, its spare, becomes the incoming one.
-    const [old, spare] = liveEncoderPids().filter((pid) => !before.includes(pid));
-    expect(spare).toBeDefined();
-    process.kill(old as number, "SIGSTOP"); // a loaded machine: the old encoder falls behind
-    for (let i = 1; i < 15; i++) await next();
-    encoder.requestKeyframe();
-    for (let i = 15; i < 30; i++) await next();
+    encoder.encode(itemAt(frames, 0));
+    const started = () => liveEncoderPids().filter((pid) => !before.includes(pid));
+    await until(() => out.length === 1 && started().length === 2);
+    // The first one started is the active one; the second, its spare, becomes the incoming one.
+    const old = itemAt(started(), 0);
+    process.kill(old, "SIGSTOP");
+    return { encoder, out, frames, old };
+  }
+
+  it("a handover's keyframe that overtakes frames still in the old encoder waits for them", async () => {
+    const { encoder, out, frames, old } = await encoderFallingBehind();
+    for (const frame of frames) {
+      if (frame.index === 15) encoder.requestKeyframe();
+      if (frame.index > 0) encoder.encode(frame);
+    }
     await new Promise((r) => setTimeout(r, 400)); // the fresh encoder's keyframe is out by now
-    expect(out).toEqual([]);
-    process.kill(old as number, "SIGCONT");
-    const deadline = Date.now() + 10_000;
-    while (out.length < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(out.map((f) => f.index)).toEqual([0]);
+    process.kill(old, "SIGCONT");
+    await until(() => out.length === 30);
     await encoder.close();
     expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
     expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 15]);
@@ -128,31 +137,15 @@ describe("video encoder", () => {
   });
 
   it("a handover whose old encoder is stuck goes ahead without its frames when the timeout passes", async () => {
-    const { width, height } = videoSize("low");
-    const out: EncodedVideoFrame[] = [];
-    const encoder = new VideoEncoder({
-      encoding: { codec: "H264", width, height },
-      onFrame: (f) => out.push(f),
-      maxInFlight: 100,
-      handoverTimeoutMs: 600,
-    });
-    const before = liveEncoderPids();
-    for await (const frame of syntheticFrames({ width, height, count: 30 })) {
+    const { encoder, out, frames } = await encoderFallingBehind(600);
+    for (const frame of frames) {
       if (frame.index === 15) encoder.requestKeyframe();
-      encoder.encode(frame);
-      if (frame.index === 0) {
-        const old = itemAt(
-          liveEncoderPids().filter((pid) => !before.includes(pid)),
-          0,
-        );
-        process.kill(old, "SIGSTOP");
-      }
+      if (frame.index > 0) encoder.encode(frame);
     }
-    const deadline = Date.now() + 10_000;
-    while (out.length < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(() => out.length === 16);
     await encoder.close(); // kills the stopped process after its grace
-    expect(out.map((f) => f.index)).toEqual([...Array(15).keys()].map((k) => k + 15));
-    expect(itemAt(out, 0).keyframe).toBe(true);
+    expect(out.map((f) => f.index)).toEqual([0, ...[...Array(15).keys()].map((k) => k + 15)]);
+    expect(itemAt(out, 1).keyframe).toBe(true);
   });
 
   it("encodes what it was given while starting, though the caller reuses the buffer at once", async () => {

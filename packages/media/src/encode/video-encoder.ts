@@ -34,7 +34,8 @@ export interface VideoEncoderStats {
  * A session's video encoder with keyframes on demand. ffmpeg's CLI cannot be told "keyframe now", so a
  * keyframe request hands over to a fresh encoder process (whose first frame is always a keyframe): from
  * the next frame on it gets every frame too, and once its keyframe is out and the old one has returned
- * every frame before it, it replaces the old one. A spare process is kept started and idle, so the handover costs one frame's encode, not a spawn.
+ * every frame before it, it replaces the old one. A spare process is kept started and idle, so the
+ * handover costs one frame's encode, not a spawn.
  * Outputs leave in index order; frames are dropped (and counted) rather than queued when it falls behind.
  */
 export class VideoEncoder {
@@ -77,10 +78,7 @@ export class VideoEncoder {
         `frame is ${video.width}x${video.height}, the encoder takes ${this.options.encoding.width}x${this.options.encoding.height}`,
       );
     }
-    if (!this.active) {
-      this.active = this.takeSpare();
-      this.ensureSpare();
-    }
+    this.active ??= this.takeSpare(); // a fresh encoder: its first output is a keyframe
     const incoming = this.incoming;
     if (incoming && incoming.process.inFlight < this.limit(incoming.process)) {
       incoming.firstIndex ??= frame.index;
@@ -97,6 +95,15 @@ export class VideoEncoder {
   /** A process still starting up (spawn, encoder setup) may hold a few more frames before its first output. */
   private limit(process: EncoderProcess): number {
     return process.started ? this.maxInFlight : this.maxInFlight + STARTUP_ALLOWANCE;
+  }
+
+  /**
+   * Starts an encoder process ahead of the first frame (a viewer is connecting), so that frame costs an
+   * encode, not a spawn. The spare for later keyframe requests starts once the first frame is out, not
+   * together with it: each spawn and x264 setup takes a share of the machine as the picture starts.
+   */
+  warm(): void {
+    if (!this.active) this.ensureSpare();
   }
 
   /** The next frame out will be a keyframe (for a new viewer, or a viewer's PLI). */
@@ -160,7 +167,6 @@ export class VideoEncoder {
     this.incoming = undefined;
     this.stats.handovers++;
     if (old) this.retire(old);
-    setImmediate(() => this.ensureSpare());
     for (const output of incoming.held) this.emit(output);
   }
 
@@ -180,6 +186,8 @@ export class VideoEncoder {
       data: output.data,
       keyframe: output.keyframe,
     });
+    // After a first frame or a handover, the next keyframe request finds one ready.
+    if (!this.incoming) this.ensureSpare();
   }
 
   private handoverTimedOut(): void {
