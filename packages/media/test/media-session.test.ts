@@ -160,8 +160,9 @@ describe("media session over WHEP", () => {
     const { session } = startSession("H264");
     const first = await watch(session);
     await until(() => first.viewer.stats.videoFrames > 10);
-    // The first viewer's keyframe is a fresh encoder's first frame: encoding began once it connected.
-    expect(session.stats.video.handovers).toBe(0);
+    // The first viewer's keyframe is a fresh encoder's first frame: encoding began once it connected
+    // (a handover only for a keyframe it asked for after a lost packet).
+    expect(session.stats.video.handovers).toBeLessThanOrEqual(first.viewer.stats.keyframeRequests);
     const firstKeyframes = first.viewer.stats.keyframes;
     const late = await watch(session);
     await until(() => late.viewer.stats.videoFrames > 3);

@@ -118,7 +118,8 @@ describe("video encoder", () => {
   }
 
   it("a handover's keyframe that overtakes frames still in the old encoder waits for them", async () => {
-    const { encoder, out, frames, old } = await encoderFallingBehind();
+    // A long handover timeout: however slow the machine, the old encoder's frames are waited for.
+    const { encoder, out, frames, old } = await encoderFallingBehind(10_000);
     for (const frame of frames) {
       if (frame.index === 15) encoder.requestKeyframe();
       if (frame.index > 0) encoder.encode(frame);
