@@ -152,8 +152,13 @@ describe("media session over WHEP", () => {
     });
     await session.addViewer(offerOnly);
     expect(session.viewerCount).toBe(1);
+    // An encoder was started ahead while it connected; nothing is encoded for a viewer not connected.
+    expect(liveEncoderProcesses()).toBe(1);
     await until(() => session.viewerCount === 0);
     expect(gone[0]).toMatch(/never-connected/);
+    expect(session.stats.video.submitted).toBe(0);
+    // The session goes on, and the encoder started for that viewer is gone.
+    await until(() => liveEncoderProcesses() === 0);
   });
 
   it("gives a late joiner a keyframe of its own, and answers a viewer's PLI", async () => {
