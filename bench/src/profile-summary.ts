@@ -2,8 +2,9 @@
  * `pnpm bench:profile FILE.cpuprofile [N] [LAST_SECONDS]`: where a `node --cpu-prof` profile spent its
  * time: self time by function (the top N, default 25), by package (node_modules package, workspace
  * folder, or node), and by the innermost frame of our own code (the workspace function that called into
- * a library or node, or did the work itself). LAST_SECONDS keeps only the profile's last seconds: the
- * last measurement of a `pnpm bench` run (e.g. its mint + start + stop) without the ones before it.
+ * a library or node, or did the work itself; profile the sources, `BENCH_FROM_SOURCE=1`: a bundle
+ * holds its libraries in our own files). LAST_SECONDS keeps only the profile's last seconds: the last
+ * measurement of a `pnpm bench` run (e.g. its mint + start + stop) without the ones before it.
  */
 import { readFileSync } from "node:fs";
 
@@ -18,8 +19,11 @@ interface Profile {
   timeDeltas: number[];
 }
 
+const usage = "usage: pnpm bench:profile FILE.cpuprofile [N] [LAST_SECONDS]";
 const [file, topArg, lastArg] = process.argv.slice(2);
-if (!file) throw new Error("usage: pnpm bench:profile FILE.cpuprofile [N] [LAST_SECONDS]");
+const positive = (arg: string | undefined) => arg === undefined || Number(arg) > 0;
+if (!file || !positive(topArg) || !positive(lastArg)) throw new Error(usage);
+const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parentOf = new Map<number, number>();
@@ -69,14 +73,17 @@ for (const [id, t] of self) {
   const pkg = f.url ? packageOf(f.url) : f.functionName;
   pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + t);
   const mine = ownFrame(id);
-  if (mine) own.set(nameOf(mine.callFrame), (own.get(nameOf(mine.callFrame)) ?? 0) + t);
+  if (mine) {
+    const name = nameOf(mine.callFrame);
+    own.set(name, (own.get(name) ?? 0) + t);
+  }
 }
 const pct = (t: number) => `${((100 * t) / total).toFixed(1).padStart(5)} %`;
-const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+const largest = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled${lastArg ? ` (the last ${lastArg} s)` : ""}`);
 console.log("\nself time by package");
-for (const [k, t] of top(pkgs, 20)) console.log(`${pct(t)}  ${k}`);
+for (const [k, t] of largest(pkgs, 20)) console.log(`${pct(t)}  ${k}`);
 console.log("\nself time by function");
-for (const [k, t] of top(fns, Number(topArg ?? 25))) console.log(`${pct(t)}  ${k}`);
+for (const [k, t] of largest(fns, top)) console.log(`${pct(t)}  ${k}`);
 console.log("\nby the innermost frame of our own code (its time and what it called)");
-for (const [k, t] of top(own, Number(topArg ?? 25))) console.log(`${pct(t)}  ${k}`);
+for (const [k, t] of largest(own, top)) console.log(`${pct(t)}  ${k}`);
