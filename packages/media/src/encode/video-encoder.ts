@@ -186,8 +186,9 @@ export class VideoEncoder {
       data: output.data,
       keyframe: output.keyframe,
     });
-    // After a first frame or a handover, the next keyframe request finds one ready.
-    if (!this.incoming) this.ensureSpare();
+    // After a fresh encoder's first frame (a keyframe, as after a handover), the next keyframe request
+    // finds a spare ready. Only at keyframes: a spare that keeps dying is not restarted at every frame.
+    if (output.keyframe && !this.incoming) this.ensureSpare();
   }
 
   private handoverTimedOut(): void {
