@@ -1,5 +1,5 @@
-import { generateKeyPairSync, randomUUID } from "node:crypto";
-import { SESSION_TOKEN_AUDIENCE, SESSION_TOKEN_ISSUER } from "@avatar/runtime";
+import { randomUUID } from "node:crypto";
+import { newSessionTokenKeyPair, SESSION_TOKEN_AUDIENCE, SESSION_TOKEN_ISSUER } from "@avatar/runtime";
 import { importJWK, SignJWT } from "jose";
 import { describe, expect, it, vi } from "vitest";
 import { SessionTokenVerifier } from "../src/auth/session-tokens.js";
@@ -10,7 +10,7 @@ import { SessionTokenVerifier } from "../src/auth/session-tokens.js";
  */
 function keyPair(clock: () => number = Date.now) {
   const kid = randomUUID();
-  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const { publicKey, privateKey } = newSessionTokenKeyPair("ES256");
   const published = { kid, alg: "ES256", publicJwk: JSON.stringify(publicKey.export({ format: "jwk" })) };
   const sign = async (claims: Record<string, unknown>, expSeconds = 600) => {
     const nowSeconds = Math.floor(clock() / 1000);

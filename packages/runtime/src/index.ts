@@ -37,6 +37,7 @@ export * from "./service-callers.js";
 export * from "./service-identity.js";
 export * from "./session-names.js";
 export * from "./session-token.js";
+export * from "./session-token-keys.js";
 export * from "./shutdown.js";
 export * from "./tracing/index.js";
 export * from "./turn-batch.js";

@@ -8,6 +8,7 @@ import {
   type StartSessionData,
   verifySessionToken,
 } from "../src/session-token.js";
+import { newSessionTokenKeyPair } from "../src/session-token-keys.js";
 
 /**
  * Keys and tokens made the way the tokens service makes them (ES256, or EdDSA for keys made before it;
@@ -23,11 +24,7 @@ interface TestKey {
 
 function newKey(kid: string, alg: "ES256" | "EdDSA" | "RS256" = "ES256"): TestKey {
   const { publicKey, privateKey } =
-    alg === "ES256"
-      ? generateKeyPairSync("ec", { namedCurve: "P-256" })
-      : alg === "EdDSA"
-        ? generateKeyPairSync("ed25519")
-        : generateKeyPairSync("rsa", { modulusLength: 2048 });
+    alg === "RS256" ? generateKeyPairSync("rsa", { modulusLength: 2048 }) : newSessionTokenKeyPair(alg);
   return { kid, alg, privateKey, jwk: { ...publicKey.export({ format: "jwk" }), kid, alg } };
 }
 
