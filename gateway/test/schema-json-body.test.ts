@@ -102,6 +102,10 @@ describe("parseJsonBody", () => {
       issues: [{ type: "json_invalid", loc: ["body", 1000] }],
     });
     expect(s.parseJsonBody(`${"[".repeat(1000)}${"]".repeat(1000)}`).ok).toBe(true);
+    // Long enough to be read by the scanner rather than JSON.parse, at the limit and past it.
+    const padded = (depth: number) => `${"[".repeat(depth)}${" ".repeat(50)}${"]".repeat(depth)}`;
+    expect(s.parseJsonBody(padded(1000)).ok).toBe(true);
+    expect(s.parseJsonBody(padded(1001))).toMatchObject({ ok: false, reason: "depth" });
   });
 });
 

@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as s from "../src/schema/index.js";
+import { scanJson } from "../src/schema/json-decode.js";
 
 const VendorA = s.object("VendorA", {
   provider: s.literal("vendorA").default("vendorA"),
@@ -84,24 +85,35 @@ describe("properties", () => {
     );
   });
 
-  it("the decoder accepts exactly what JSON.parse accepts, with the same value", () => {
-    const text = fc.oneof(
-      fc.json(),
-      fc.string({ unit: fc.constantFrom(...'{}[],:"\\ u0123456789abcdef.eE-+tfnrl\t\n'.split("")) }),
-      fc.string({ unit: "grapheme" }),
-    );
+  const jsonLikeText = fc.oneof(
+    fc.json(),
+    fc.string({ unit: fc.constantFrom(...'{}[],:"\\ u0123456789abcdef.eE-+tfnrl\t\n'.split("")) }),
+    fc.string({ unit: "grapheme" }),
+  );
+
+  // decodeJson leaves short documents to JSON.parse on the strength of this property.
+  it("the scanner accepts exactly what JSON.parse accepts, with the same value", () => {
     fc.assert(
-      fc.property(text, (raw) => {
+      fc.property(jsonLikeText, (raw) => {
         let expected: { ok: true; value: unknown } | { ok: false };
         try {
           expected = { ok: true, value: JSON.parse(raw) };
         } catch {
           expected = { ok: false };
         }
-        const decoded = s.decodeJson(raw);
+        const decoded = scanJson(raw);
         expect(decoded.ok).toBe(expected.ok);
         if (decoded.ok && expected.ok) expect(decoded.value).toEqual(expected.value);
         if (!decoded.ok) expect(decoded.position).toBeLessThanOrEqual([...raw].length);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("the decoder answers what the scanner does, failures and their positions included", () => {
+    fc.assert(
+      fc.property(jsonLikeText, (raw) => {
+        expect(s.decodeJson(raw)).toEqual(scanJson(raw));
       }),
       { numRuns: 2000 },
     );

@@ -67,6 +67,18 @@ function utf8Fault(bytes: Uint8Array): { start: number; error: string } | undefi
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** The text of UTF-8 bytes; only bytes that are not UTF-8 go through utf8Fault, for Python's message. */
+function decodeUtf8(bytes: Uint8Array): string | JsonBodyResult {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    const fault = utf8Fault(bytes);
+    if (!fault) throw new Error("TextDecoder refused bytes that utf8Fault finds valid");
+    const position = [...UTF8.decode(bytes.subarray(0, fault.start))].length;
+    return { ok: false, reason: "encoding", issues: [jsonInvalid(position, fault.error)] };
+  }
+}
+
 /** Decodes a request body. A leading UTF-8 byte order mark is skipped, as Python's json.loads(bytes) does. */
 export function parseJsonBody(raw: string | Uint8Array | null | undefined): JsonBodyResult {
   if (raw === null || raw === undefined || raw.length === 0) {
@@ -77,12 +89,9 @@ export function parseJsonBody(raw: string | Uint8Array | null | undefined): Json
     text = raw.startsWith("\ufeff") ? raw.slice(1) : raw;
   } else {
     const bytes = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
-    const fault = utf8Fault(bytes);
-    if (fault) {
-      const position = [...UTF8.decode(bytes.subarray(0, fault.start))].length;
-      return { ok: false, reason: "encoding", issues: [jsonInvalid(position, fault.error)] };
-    }
-    text = UTF8.decode(bytes);
+    const decoded = decodeUtf8(bytes);
+    if (typeof decoded !== "string") return decoded;
+    text = decoded;
   }
   const decoded = decodeJson(text);
   if (decoded.ok) return decoded;
