@@ -149,6 +149,55 @@ describe("video encoder", () => {
     expect(itemAt(out, 1).keyframe).toBe(true);
   });
 
+  it("a handover whose old encoder dies goes on with the fresh one at once, not at the timeout", async () => {
+    // A timeout longer than until's: the only way on is the old encoder's death.
+    const { encoder, out, frames, old } = await encoderFallingBehind(60_000);
+    for (const frame of frames) {
+      if (frame.index === 15) encoder.requestKeyframe();
+      if (frame.index > 0) encoder.encode(frame);
+    }
+    await new Promise((r) => setTimeout(r, 400)); // the fresh encoder's frames are out and held by now
+    expect(out.map((f) => f.index)).toEqual([0]);
+    process.kill(old, "SIGKILL");
+    await until(() => out.length === 16);
+    await encoder.close();
+    expect(out.map((f) => f.index)).toEqual([0, ...[...Array(15).keys()].map((k) => k + 15)]);
+    expect(itemAt(out, 1).keyframe).toBe(true);
+    expect(encoder.stats.handovers).toBe(1);
+    const file = join(dir, "old-died.h264");
+    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
+    expect(decodeWithFfmpeg(file).videoFrames).toBe(16);
+  });
+
+  it("an encoder killed by a signal is replaced: the picture goes on from a keyframe", async () => {
+    const { width, height } = videoSize("low");
+    const out: EncodedVideoFrame[] = [];
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width, height },
+      onFrame: (f) => out.push(f),
+      maxInFlight: 100,
+    });
+    const frames: AvFrame[] = [];
+    for await (const frame of syntheticFrames({ width, height, count: 30 })) frames.push(frame);
+    const before = liveEncoderPids();
+    for (const frame of frames.slice(0, 10)) encoder.encode(frame);
+    await until(() => out.length === 10);
+    const active = itemAt(
+      liveEncoderPids().filter((pid) => !before.includes(pid)),
+      0,
+    );
+    process.kill(active, "SIGKILL"); // as the OOM killer would
+    await until(() => !liveEncoderPids().includes(active));
+    for (const frame of frames.slice(10)) encoder.encode(frame);
+    await until(() => out.length === 30);
+    await encoder.close();
+    expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
+    expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 10]);
+    const file = join(dir, "killed.h264");
+    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
+    expect(decodeWithFfmpeg(file).videoFrames).toBe(30);
+  });
+
   it("encodes what it was given while starting, though the caller reuses the buffer at once", async () => {
     const { width, height } = videoSize("low");
     const out: EncodedVideoFrame[] = [];

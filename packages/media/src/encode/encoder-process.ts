@@ -45,8 +45,10 @@ export class EncoderProcess {
       this.child.once("close", (code, signal) => {
         this.exited = true;
         live.delete(this);
-        if (code !== 0 && signal === null && !this.closing) {
-          this.onFailure(new Error(`ffmpeg exited with ${code}: ${this.stderrTail.trim()}`), this);
+        // Any end that close() did not ask for is a failure: a signal (the OOM killer's) included.
+        if (!this.closing) {
+          const how = signal ? `was killed by ${signal}` : `exited with ${code}`;
+          this.onFailure(new Error(`ffmpeg ${how}: ${this.stderrTail.trim()}`), this);
         }
         resolve();
       });
