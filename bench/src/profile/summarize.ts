@@ -1,0 +1,96 @@
+/**
+ * Where a `node --cpu-prof` profile spent its time: self time by function, by package (node_modules
+ * package, workspace folder, or node), and by the innermost frame of our own code (the workspace
+ * function that called into a library or node, or did the work itself). `lastSeconds` keeps only the
+ * profile's end: the last measurement of a `pnpm bench` run without the ones before it.
+ */
+
+export interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  /** Microseconds since the previous sample. */
+  timeDeltas: number[];
+}
+
+export interface ProfileSummary {
+  /** Microseconds sampled (within the window). */
+  total: number;
+  /** Microseconds by key, largest first. */
+  byPackage: [string, number][];
+  byFunction: [string, number][];
+  byOwnFrame: [string, number][];
+}
+
+/** The package a script belongs to: an npm package, a workspace folder, or `node`. */
+export function packageOf(url: string): string {
+  if (!url) return "(native / GC / idle)";
+  const nm = url.lastIndexOf("/node_modules/");
+  if (nm >= 0) {
+    const rest = url.slice(nm + 14).split("/");
+    return rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
+  }
+  if (url.startsWith("node:")) return "node";
+  const m = /\/(packages|services)\/([^/]+)\//.exec(url) ?? /\/(gateway|suite|bench)\//.exec(url);
+  return m ? (m[2] ? `${m[1]}/${m[2]}` : (m[1] ?? url)) : url;
+}
+
+const ours = (url: string) => url.startsWith("file://") && !url.includes("/node_modules/");
+const nameOf = (f: ProfileNode["callFrame"]) =>
+  `${f.functionName || "(anonymous)"} ${f.url.replace(/.*\/(node_modules|src)\//, "")}:${f.lineNumber + 1}`;
+
+function add(map: Map<string, number>, key: string, t: number): void {
+  map.set(key, (map.get(key) ?? 0) + t);
+}
+
+const largestFirst = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
+
+export function summarizeProfile(
+  profile: CpuProfile,
+  options: { lastSeconds?: number } = {},
+): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
+  const span = profile.timeDeltas.reduce((a, b) => a + b, 0);
+  const from = options.lastSeconds ? span - options.lastSeconds * 1e6 : 0;
+
+  const self = new Map<number, number>();
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    // A sample stands for the `delta` before it: counted when that lies within the window.
+    if (at >= from) self.set(id, (self.get(id) ?? 0) + delta);
+    at += delta;
+  });
+
+  /** The innermost frame of our own code on a sample's stack, if any. */
+  const ownFrame = (id: number): ProfileNode | undefined => {
+    for (let n = byId.get(id); n; n = byId.get(parentOf.get(n.id) ?? -1)) if (ours(n.callFrame.url)) return n;
+    return undefined;
+  };
+
+  const fns = new Map<string, number>();
+  const pkgs = new Map<string, number>();
+  const own = new Map<string, number>();
+  for (const [id, t] of self) {
+    const n = byId.get(id);
+    if (!n) continue;
+    const f = n.callFrame;
+    add(fns, nameOf(f), t);
+    add(pkgs, f.url ? packageOf(f.url) : f.functionName, t);
+    const mine = ownFrame(id);
+    if (mine) add(own, nameOf(mine.callFrame), t);
+  }
+  return {
+    total: [...self.values()].reduce((a, b) => a + b, 0),
+    byPackage: largestFirst(pkgs),
+    byFunction: largestFirst(fns),
+    byOwnFrame: largestFirst(own),
+  };
+}

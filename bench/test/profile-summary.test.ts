@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { type CpuProfile, packageOf, summarizeProfile } from "../src/profile/summarize.js";
+
+const ROOT = "file:///repo";
+const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+
+/**
+ * (root) -> mint (ours) -> sign (node) ; mint -> query (pg, under node_modules) ; (idle).
+ * Samples, 1 ms apart: mint's own work 1 ms, sign 2 ms, query 3 ms, idle 4 ms; the idle ones last.
+ */
+const profile: CpuProfile = {
+  nodes: [
+    { id: 1, callFrame: frame("(root)", ""), children: [2, 5] },
+    { id: 2, callFrame: frame("mintSessionToken", `${ROOT}/services/tokens/src/mint.ts`), children: [3, 4] },
+    { id: 3, callFrame: frame("signOneShot", "node:internal/crypto/sig") },
+    { id: 4, callFrame: frame("query", `${ROOT}/node_modules/.pnpm/pg@8/node_modules/pg/lib/client.js`) },
+    { id: 5, callFrame: frame("(idle)", "") },
+  ],
+  samples: [2, 3, 3, 4, 4, 4, 5, 5, 5, 5],
+  timeDeltas: Array(10).fill(1000),
+};
+
+const asObject = (rows: [string, number][]) => Object.fromEntries(rows);
+
+describe("summarizeProfile", () => {
+  it("gives self time by function and by package, largest first", () => {
+    const s = summarizeProfile(profile);
+    expect(s.total).toBe(10_000);
+    expect(s.byFunction.map(([name]) => name.split(" ")[0])).toEqual([
+      "(idle)",
+      "query",
+      "signOneShot",
+      "mintSessionToken",
+    ]);
+    expect(asObject(s.byPackage)).toEqual({
+      "(idle)": 4000,
+      pg: 3000,
+      node: 2000,
+      "services/tokens": 1000,
+    });
+  });
+
+  it("puts what a library or node did under the innermost frame of our own code that called it", () => {
+    const s = summarizeProfile(profile);
+    expect(s.byOwnFrame).toEqual([["mintSessionToken mint.ts:1", 6000]]);
+  });
+
+  it("keeps only the last seconds when asked", () => {
+    // The last 5 ms: one query sample and the four idle ones.
+    const s = summarizeProfile(profile, { lastSeconds: 0.005 });
+    expect(s.total).toBe(5000);
+    expect(asObject(s.byPackage)).toEqual({ "(idle)": 4000, pg: 1000 });
+  });
+});
+
+describe("packageOf", () => {
+  it("names npm packages (scoped too), workspace folders and node", () => {
+    expect(packageOf(`${ROOT}/node_modules/.pnpm/x/node_modules/@bufbuild/protobuf/dist/esm/create.js`)).toBe(
+      "@bufbuild/protobuf",
+    );
+    expect(packageOf(`${ROOT}/packages/runtime/src/log.ts`)).toBe("packages/runtime");
+    expect(packageOf(`${ROOT}/gateway/src/app.ts`)).toBe("gateway");
+    expect(packageOf("node:internal/crypto/sig")).toBe("node");
+  });
+});
