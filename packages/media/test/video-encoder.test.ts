@@ -92,11 +92,8 @@ describe("video encoder", () => {
     },
   );
 
-  /**
-   * An H264 encoder that has given out frame 0 (30 synthetic frames, the rest still to encode), whose
-   * spare has started, with its own process stopped (SIGSTOP): a loaded machine, where it falls behind.
-   */
-  async function encoderFallingBehind(handoverTimeoutMs?: number) {
+  /** An H264 encoder with room for every frame, what it gives out, and 30 synthetic frames to give it. */
+  async function h264Encoder(handoverTimeoutMs?: number) {
     const { width, height } = videoSize("low");
     const out: EncodedVideoFrame[] = [];
     const encoder = new VideoEncoder({
@@ -107,6 +104,22 @@ describe("video encoder", () => {
     });
     const frames: AvFrame[] = [];
     for await (const frame of syntheticFrames({ width, height, count: 30 })) frames.push(frame);
+    return { encoder, out, frames };
+  }
+
+  /** How many frames ffmpeg decodes from H264 access units written one after another. */
+  function decodedH264(out: EncodedVideoFrame[], name: string): number {
+    const file = join(dir, `${name}.h264`);
+    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
+    return decodeWithFfmpeg(file).videoFrames;
+  }
+
+  /**
+   * An H264 encoder that has given out frame 0 (30 synthetic frames, the rest still to encode), whose
+   * spare has started, with its own process stopped (SIGSTOP): a loaded machine, where it falls behind.
+   */
+  async function encoderFallingBehind(handoverTimeoutMs?: number) {
+    const { encoder, out, frames } = await h264Encoder(handoverTimeoutMs);
     const before = liveEncoderPids();
     encoder.encode(itemAt(frames, 0));
     const started = () => liveEncoderPids().filter((pid) => !before.includes(pid));
@@ -132,9 +145,7 @@ describe("video encoder", () => {
     expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
     expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 15]);
     expect(encoder.stats.handovers).toBe(1);
-    const file = join(dir, "overtaken.h264");
-    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
-    expect(decodeWithFfmpeg(file).videoFrames).toBe(30);
+    expect(decodedH264(out, "overtaken")).toBe(30);
   });
 
   it("a handover whose old encoder is stuck goes ahead without its frames when the timeout passes", async () => {
@@ -164,21 +175,11 @@ describe("video encoder", () => {
     expect(out.map((f) => f.index)).toEqual([0, ...[...Array(15).keys()].map((k) => k + 15)]);
     expect(itemAt(out, 1).keyframe).toBe(true);
     expect(encoder.stats.handovers).toBe(1);
-    const file = join(dir, "old-died.h264");
-    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
-    expect(decodeWithFfmpeg(file).videoFrames).toBe(16);
+    expect(decodedH264(out, "old-died")).toBe(16);
   });
 
   it("an encoder killed by a signal is replaced: the picture goes on from a keyframe", async () => {
-    const { width, height } = videoSize("low");
-    const out: EncodedVideoFrame[] = [];
-    const encoder = new VideoEncoder({
-      encoding: { codec: "H264", width, height },
-      onFrame: (f) => out.push(f),
-      maxInFlight: 100,
-    });
-    const frames: AvFrame[] = [];
-    for await (const frame of syntheticFrames({ width, height, count: 30 })) frames.push(frame);
+    const { encoder, out, frames } = await h264Encoder();
     const before = liveEncoderPids();
     for (const frame of frames.slice(0, 10)) encoder.encode(frame);
     await until(() => out.length === 10);
@@ -193,9 +194,7 @@ describe("video encoder", () => {
     await encoder.close();
     expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
     expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 10]);
-    const file = join(dir, "killed.h264");
-    writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
-    expect(decodeWithFfmpeg(file).videoFrames).toBe(30);
+    expect(decodedH264(out, "killed")).toBe(30);
   });
 
   it("encodes what it was given while starting, though the caller reuses the buffer at once", async () => {
