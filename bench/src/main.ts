@@ -1,7 +1,9 @@
 /**
  * `pnpm bench`: token minting through the public gateway next to its floor, a bare node:http server doing
- * one Postgres insert per request, on the same Postgres 15 server, in the same run. The load comes from a
- * separate process (autocannon). Prints the ratios of issue 11, and each process's start-up and idle memory.
+ * one Postgres insert per request, on the same Postgres 15 server, in the same run: a floor run before
+ * the first measurement and after each, every ratio taken against the floor runs on either side of its
+ * measurement (floor/adjacent-floors.ts). The load comes from a separate process (autocannon). Prints the
+ * ratios of issue 11, and each process's start-up and idle memory.
  *
  * "CPU ms/op" is the CPU time the measured side (its Node processes and the Postgres server) spent per
  * operation during the measured window, Postgres's share in parentheses: less sensitive to a shared, noisy machine than throughput.
@@ -20,6 +22,7 @@ import { startBenchEnvironment } from "./backend/environment.js";
 import { type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
 import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
+import { adjacentFloors } from "./floor/adjacent-floors.js";
 import { startFloor } from "./floor/start-floor.js";
 import { measureLoad } from "./load/measure.js";
 import type { LoadResult, Scenario } from "./load/scenario.js";
@@ -125,12 +128,14 @@ try {
       pids,
       backend,
     );
+    await floorRun("floor again");
     await measure(
       `${label}: mint + start + stop`,
       scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", body, space),
       pids,
       backend,
     );
+    await floorRun("floor again");
   };
 
   await floorRun("floor: node:http + 1 insert");
@@ -157,7 +162,6 @@ try {
       await processes.stop();
     }
   }
-  await floorRun("floor again");
   report(processTable);
 } finally {
   await floor.stop();
@@ -195,24 +199,27 @@ function report(processTable: string[]): void {
         `${fixed(r.p50).padEnd(9)}${fixed(r.p99).padEnd(9)}${`${fixed(cpuMsPerOp, 2)} (${fixed(postgresMsPerOp, 2)})`.padEnd(15)}${bad.join(", ") || "0"}`,
     );
   }
-  const floors = rows.filter((r) => r.name.startsWith("floor"));
-  const mean = (f: (r: LoadResult) => number) => floors.reduce((s, r) => s + f(r.result), 0) / floors.length;
-  const floorOps = mean((r) => r.opsPerSecond);
-  const floorP99 = mean((r) => r.p99);
-  const find = (name: string) => rows.find((r) => r.name === name)?.result;
-  const ratios: [string, number | undefined, string][] = [
-    ["suite: mint throughput", find("suite: mint (LITE)")?.opsPerSecond, ">= 0.5"],
-    ["suite: mint p99 (times the floor's)", find("suite: mint (LITE)")?.p99, "<= 3"],
-    ["processes: mint throughput", find("processes: mint (LITE)")?.opsPerSecond, ">= 0.25"],
-    ["suite: mint + start + stop throughput", find("suite: mint + start + stop")?.opsPerSecond, ">= 0.2"],
-    ["processes: mint + start + stop", find("processes: mint + start + stop")?.opsPerSecond, "-"],
+  const ratios: [string, string, "throughput" | "p99", string][] = [
+    ["suite: mint throughput", "suite: mint (LITE)", "throughput", ">= 0.5"],
+    ["suite: mint p99 (times the floor's)", "suite: mint (LITE)", "p99", "<= 3"],
+    ["processes: mint throughput", "processes: mint (LITE)", "throughput", ">= 0.25"],
+    ["suite: mint + start + stop throughput", "suite: mint + start + stop", "throughput", ">= 0.2"],
+    ["processes: mint + start + stop", "processes: mint + start + stop", "throughput", "-"],
   ];
   say("");
-  say(`ratios to the floor (mean of its two runs: ${fixed(floorOps)} req/s, p99 ${fixed(floorP99)} ms)`);
-  for (const [name, value, target] of ratios) {
-    if (value === undefined) continue;
-    const ratio = name.includes("p99") ? value / floorP99 : value / floorOps;
-    say(`  ${name.padEnd(40)}${fixed(ratio, 3).padEnd(8)}target ${target}`);
+  say("ratios to the floor (the mean of the floor runs just before and just after the measurement)");
+  for (const [name, runName, figure, target] of ratios) {
+    const index = rows.findIndex((r) => r.name === runName);
+    const run = rows[index];
+    const floors = adjacentFloors(rows, index, (r) => r.name.startsWith("floor"));
+    if (!run || floors.length === 0) continue;
+    const value = (r: LoadResult) => (figure === "p99" ? r.p99 : r.opsPerSecond);
+    const floor = floors.reduce((sum, f) => sum + value(f.result), 0) / floors.length;
+    const against = floors.map((f) => fixed(value(f.result))).join(" and ");
+    say(
+      `  ${name.padEnd(40)}${fixed(value(run.result) / floor, 3).padEnd(8)}target ${target.padEnd(9)}` +
+        `(floor ${against}${figure === "p99" ? " ms" : " req/s"})`,
+    );
   }
   if (processTable.length > 0) {
     say("");
