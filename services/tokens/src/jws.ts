@@ -8,7 +8,11 @@ export function jwsHeader(alg: string, kid: string): string {
 }
 
 /** `header.payload.signature`: the payload is `claims` as JSON, the signature is over the first two. */
-export function compactJws(header: string, claims: object, signature: (input: Buffer) => Buffer): string {
+export async function compactJws(
+  header: string,
+  claims: object,
+  signature: (input: Buffer) => Promise<Buffer>,
+): Promise<string> {
   const signingInput = `${header}.${base64url(claims)}`;
-  return `${signingInput}.${signature(Buffer.from(signingInput)).toString("base64url")}`;
+  return `${signingInput}.${(await signature(Buffer.from(signingInput))).toString("base64url")}`;
 }
