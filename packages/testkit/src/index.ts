@@ -1,4 +1,5 @@
 export * from "./direct-calls.js";
+export * from "./hang-check.js";
 export * from "./identities.js";
 export * from "./logs.js";
 export * from "./nats-server.js";

@@ -1,6 +1,6 @@
-import { spawnSync } from "node:child_process";
 import { verify } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { runUnderFrequentCollections } from "@avatar/testkit";
 import { describe, expect, it } from "vitest";
 import { signatureAlgorithm } from "../src/signature-algorithms.js";
 
@@ -48,12 +48,8 @@ describe("signature algorithms", () => {
           garbage.push(new Array(50).fill(round));
           if (garbage.length > 100) garbage = [];
         }`;
-      const run = spawnSync(
-        process.execPath,
-        ["--max-semi-space-size=1", "--import", "tsx", "--input-type=module", "-e", script],
-        { timeout: 40_000, encoding: "utf8" },
-      );
-      expect(run.signal, "killed after 40 s: hung").toBeNull();
+      const run = runUnderFrequentCollections(script);
+      expect(run.hung, "killed after 40 s: hung").toBe(false);
       expect(run.status, run.stderr).toBe(0);
     },
     60_000,
