@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PortraitRenderer, systemClock, type VideoCodecName } from "@avatar/media";
+import { liveEncoderPids, PortraitRenderer, systemClock, type VideoCodecName } from "@avatar/media";
 import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -434,4 +434,46 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
       expect(report.audioBehindMouthMs).toBeLessThanOrEqual(125);
     });
   }
+
+  it("goes on playing after the encoder's ffmpeg is killed (as the OOM killer would)", async () => {
+    const created = await suite.request("POST", "/v2/embeddings", {
+      headers: key(suite.apiKey),
+      body: { avatar_id: ADA, is_sandbox: true, video_settings: { encoding: "H264" } },
+    });
+    const embed = (await json(created)).data;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(embed.url);
+    await page.getByRole("button", { name: "Start conversation", exact: true }).click();
+    await page.waitForFunction(
+      () => {
+        const e = (globalThis as unknown as PageGlobals).avatarEmbed;
+        return e.state === "live" && e.video.videoWidth > 0;
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
+    await startProbes(page, { x: 0, y: 0, width: 8, height: 8 });
+    await page.waitForTimeout(2000);
+    const before = (await samplesOf(page)).stats.at(-1);
+    const killed = liveEncoderPids();
+    expect(killed.length).toBeGreaterThan(0);
+    for (const pid of killed) process.kill(pid, "SIGKILL");
+    // The frames the killed encoders held are lost; a fresh one goes on from a keyframe at once. (Left
+    // to the viewer's keyframe request after a freeze, the picture stood still for ~4 s.)
+    await page.waitForTimeout(4000);
+    const after = (await samplesOf(page)).stats.at(-1);
+    const replaced = liveEncoderPids().some((pid) => !killed.includes(pid));
+    await page.getByRole("button", { name: "End", exact: true }).click();
+    await page.close();
+    if (!before || !after) throw new Error("no video stats from the page");
+    const fps = (after.framesDecoded - before.framesDecoded) / ((after.at - before.at) / 1000);
+    const frozenSeconds = after.totalFreezesDuration - before.totalFreezesDuration;
+    console.info(
+      "media in the browser after the encoder was killed:",
+      JSON.stringify({ fps, frozenSeconds, ...after }),
+    );
+    expect(replaced).toBe(true);
+    expect(frozenSeconds).toBeLessThan(1);
+    expect(fps).toBeGreaterThanOrEqual(18);
+  });
 });

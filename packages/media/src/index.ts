@@ -1,5 +1,5 @@
 export { type MediaClock, systemClock, VirtualClock } from "./clock.js";
-export { liveEncoderProcesses } from "./encode/encoder-process.js";
+export { liveEncoderPids, liveEncoderProcesses } from "./encode/encoder-process.js";
 export { ffmpegBinary } from "./encode/ffmpeg-binary.js";
 export { OpusEncoder } from "./encode/opus-encoder.js";
 export { VideoEncoder, type VideoEncoderStats } from "./encode/video-encoder.js";
