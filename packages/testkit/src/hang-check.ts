@@ -15,5 +15,7 @@ export function runUnderFrequentCollections(
     ["--max-semi-space-size=1", "--import", "tsx", "--input-type=module", "-e", script],
     { timeout: timeoutMs, encoding: "utf8" },
   );
-  return { hung: run.signal !== null, status: run.status, stderr: run.stderr };
+  // Only the time limit means a hang; a child that crashed (a signal of its own) fails on its status.
+  const timedOut = (run.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT";
+  return { hung: timedOut, status: run.status, stderr: run.stderr };
 }
