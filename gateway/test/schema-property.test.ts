@@ -85,6 +85,32 @@ describe("properties", () => {
     );
   });
 
+  it("any bytes as a body: never throws, and only bytes that are not UTF-8 are refused for their encoding", () => {
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 40 }),
+      // Mostly valid JSON text with a byte changed: near misses of every UTF-8 rule.
+      fc.tuple(fc.json(), fc.nat(), fc.integer({ min: 0x80, max: 0xff })).map(([text, at, byte]) => {
+        const b = new TextEncoder().encode(text);
+        if (b.length > 0) b[at % b.length] = byte;
+        return b;
+      }),
+    );
+    fc.assert(
+      fc.property(bytes, (raw) => {
+        const result = s.parseJsonBody(raw);
+        let utf8 = true;
+        try {
+          strict.decode(raw);
+        } catch {
+          utf8 = false;
+        }
+        expect(!result.ok && result.reason === "encoding").toBe(!utf8);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   const jsonLikeText = fc.oneof(
     fc.json(),
     fc.string({ unit: fc.constantFrom(...'{}[],:"\\ u0123456789abcdef.eE-+tfnrl\t\n'.split("")) }),
