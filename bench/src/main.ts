@@ -128,14 +128,14 @@ try {
       pids,
       backend,
     );
-    await floorRun("floor again");
+    await floorRun(`floor after ${label}: mint`);
     await measure(
       `${label}: mint + start + stop`,
       scenario(backend.gatewayUrl, "lifecycle", "/v1/sessions/token", body, space),
       pids,
       backend,
     );
-    await floorRun("floor again");
+    await floorRun(`floor after ${label}: lifecycle`);
   };
 
   await floorRun("floor: node:http + 1 insert");

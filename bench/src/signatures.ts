@@ -1,7 +1,8 @@
 /**
  * `pnpm bench:signatures`: what a session token's signature costs on this machine, for each algorithm a
  * session token may have: signing as the tokens service does (its JWS encoding and node:crypto in the
- * thread pool; one per mint), one at a time and 64 at once with the main thread's share of each, and verifying as a gateway does (verifySessionToken, jose; one per start, stop and keep-alive).
+ * thread pool; one per mint), one at a time and 64 at once with the main thread's share of each, and
+ * verifying as a gateway does (verifySessionToken, jose; one per start, stop and keep-alive).
  *
  * Settings (environment): BENCH_SIGNATURES (tokens per row, default 20000).
  */
