@@ -1,8 +1,7 @@
 /**
  * `pnpm bench:signatures`: what a session token's signature costs on this machine, for each algorithm a
- * session token may have: signing as the tokens service does (its JWS encoding and node:crypto in the
- * thread pool; one per mint), one at a time and 64 at once with the main thread's share of each, and
- * verifying as a gateway does (verifySessionToken, jose; one per start, stop and keep-alive).
+ * session token may have: signing as the tokens service does (its JWS encoding and node:crypto on its
+ * own thread; one per mint) and verifying as a gateway does (verifySessionToken, jose; one per start, stop and keep-alive).
  *
  * Settings (environment): BENCH_SIGNATURES (tokens per row, default 20000).
  */
@@ -51,9 +50,7 @@ say(
       " ",
     )}, ${settings.BENCH_SIGNATURES} tokens a row, node ${process.versions.node}, OpenSSL ${process.versions.openssl}`,
 );
-say(
-  `${"algorithm".padEnd(12)}${"µs to sign".padEnd(14)}${"64 at once".padEnd(14)}${"main thread".padEnd(14)}µs to verify`,
-);
+say(`${"algorithm".padEnd(12)}${"µs to sign".padEnd(14)}µs to verify`);
 for (const alg of SESSION_TOKEN_ALGS) {
   const algorithm = signatureAlgorithm(alg);
   const { publicKey, privateKey } = algorithm.generate();
@@ -67,21 +64,10 @@ for (const alg of SESSION_TOKEN_ALGS) {
   const sign = (input: Buffer) => algorithm.sign(input, privateKey);
   const tokens: string[] = [];
   const signing = performance.now();
-  for (const c of claimsOfEach) tokens.push(await compactJws(header, c, sign));
+  for (const c of claimsOfEach) tokens.push(compactJws(header, c, sign));
   const signed = microseconds(signing, tokens.length);
-  // 64 in flight, as under load: the time per signature, and how much of it the main thread was busy.
-  const busyBefore = performance.eventLoopUtilization();
-  const parallel = performance.now();
-  for (let i = 0; i < claimsOfEach.length; i += 64) {
-    await Promise.all(claimsOfEach.slice(i, i + 64).map((c) => compactJws(header, c, sign)));
-  }
-  const inParallel = microseconds(parallel, claimsOfEach.length);
-  const busy = performance.eventLoopUtilization(busyBefore);
-  const mainThread = ((busy.active * 1000) / claimsOfEach.length).toFixed(1);
   await verifySessionToken(tokens[0] ?? "", keys, now); // jose imports the key on first use
   const verifying = performance.now();
   for (const token of tokens) await verifySessionToken(token, keys, now);
-  say(
-    `${alg.padEnd(12)}${signed.padEnd(14)}${inParallel.padEnd(14)}${mainThread.padEnd(14)}${microseconds(verifying, tokens.length)}`,
-  );
+  say(`${alg.padEnd(12)}${signed.padEnd(14)}${microseconds(verifying, tokens.length)}`);
 }

@@ -8,11 +8,7 @@ export function jwsHeader(alg: string, kid: string): string {
 }
 
 /** `header.payload.signature`: the payload is `claims` as JSON, the signature is over the first two. */
-export async function compactJws(
-  header: string,
-  claims: object,
-  signature: (input: Buffer) => Promise<Buffer>,
-): Promise<string> {
+export function compactJws(header: string, claims: object, signature: (input: Buffer) => Buffer): string {
   const signingInput = `${header}.${base64url(claims)}`;
-  return `${signingInput}.${(await signature(Buffer.from(signingInput))).toString("base64url")}`;
+  return `${signingInput}.${signature(Buffer.from(signingInput)).toString("base64url")}`;
 }

@@ -1,31 +1,23 @@
-import { type KeyObject, type SignKeyObjectInput, sign } from "node:crypto";
+import { type KeyObject, sign } from "node:crypto";
 import { newSessionTokenKeyPair, type SessionTokenAlg } from "@avatar/runtime";
 
 /** How node:crypto makes the keys of one JWS algorithm (RFC 7518) and signs with them. */
 export interface SignatureAlgorithm {
   /** A new key pair (newSessionTokenKeyPair: safe to export). */
   generate(): { publicKey: KeyObject; privateKey: KeyObject };
-  /**
-   * The JWS signature of `input`, made in libuv's thread pool: a mint's main thread spent 12 % of its
-   * time signing on itself, and a slow main thread is what limits the suite's mints.
-   */
-  sign(input: Buffer, key: KeyObject): Promise<Buffer>;
+  /** The JWS signature of `input`. */
+  sign(input: Buffer, key: KeyObject): Buffer;
 }
-
-const inThreadPool = (algorithm: string | null, input: Buffer, key: SignKeyObjectInput | KeyObject) =>
-  new Promise<Buffer>((resolve, reject) =>
-    sign(algorithm, input, key, (error, signature) => (error ? reject(error) : resolve(signature))),
-  );
 
 const ALGORITHMS: Record<SessionTokenAlg, SignatureAlgorithm> = {
   ES256: {
     generate: () => newSessionTokenKeyPair("ES256"),
     // JWS wants r || s (64 bytes), not the DER sequence node:crypto gives by default.
-    sign: (input, key) => inThreadPool("sha256", input, { key, dsaEncoding: "ieee-p1363" }),
+    sign: (input, key) => sign("sha256", input, { key, dsaEncoding: "ieee-p1363" }),
   },
   EdDSA: {
     generate: () => newSessionTokenKeyPair("EdDSA"),
-    sign: (input, key) => inThreadPool(null, input, key),
+    sign: (input, key) => sign(null, input, key),
   },
 };
 

@@ -51,7 +51,7 @@ export interface SignerOptions {
 /** Signs session tokens with the current key; creates the first key when there is none. */
 export class SessionTokenSigner {
   private cached:
-    | { row: SigningKeyRow; signature: (input: Buffer) => Promise<Buffer>; header: string; checkedAt: number }
+    | { row: SigningKeyRow; signature: (input: Buffer) => Buffer; header: string; checkedAt: number }
     | undefined;
   private readonly refreshMs: number;
   readonly now: () => number;
@@ -83,8 +83,9 @@ export class SessionTokenSigner {
   }
 
   /**
-   * A compact JWS (RFC 7515) of the claims, signed with the current key by node:crypto in the thread pool
-   * (signature-algorithms.ts), not through WebCrypto, which wraps each call in more JavaScript.
+   * A compact JWS (RFC 7515) of the claims, signed with the current key by node:crypto on this thread: a
+   * mint is a hot path, and WebCrypto's asynchronous signing hands every signature to the thread pool and
+   * back.
    */
   async sign(claims: Omit<SessionTokenClaims, "iss" | "aud" | "iat">): Promise<string> {
     const { signature, header } = await this.currentKey();
