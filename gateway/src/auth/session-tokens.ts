@@ -2,6 +2,7 @@ import {
   type Clients,
   InvalidSessionTokenError,
   type SessionTokenClaims,
+  VerifiedTokens,
   verifySessionToken,
 } from "@avatar/runtime";
 import type { JSONWebKeySet, JWK } from "jose";
@@ -18,9 +19,12 @@ export interface SessionPrincipal {
 /**
  * Verifies session tokens locally with the tokens service's public keys. Keys are fetched once and
  * again when a token names a key not yet known (after a rotation), at most once per refresh interval.
+ * A token verified once is known until it expires (a start, its keep-alives and its stop present the
+ * same one; jose takes ~0.2 ms a verification), and forgotten when the keys are fetched again.
  */
 export class SessionTokenVerifier {
   private keys: JSONWebKeySet | undefined;
+  private readonly verified = new VerifiedTokens<SessionTokenClaims>();
   private lastFetch = Number.NEGATIVE_INFINITY;
   private fetching: Promise<JSONWebKeySet> | undefined;
 
@@ -31,17 +35,16 @@ export class SessionTokenVerifier {
 
   /** The principal, or null when the token is not valid (bad signature, expired, foreign key). */
   async verify(token: string): Promise<SessionPrincipal | null> {
+    const known = this.verified.get(token, this.seconds());
+    if (known) return this.principal(token, known);
     try {
-      return this.principal(
-        token,
-        await verifySessionToken(token, await this.keySet(), new Date(this.now())),
-      );
+      return this.accepted(token, await verifySessionToken(token, await this.keySet(), new Date(this.now())));
     } catch (err) {
       if (!(err instanceof InvalidSessionTokenError)) throw err;
       if (!err.unknownKey || !this.mayRefresh()) return null;
     }
     try {
-      return this.principal(
+      return this.accepted(
         token,
         await verifySessionToken(token, await this.keySet(true), new Date(this.now())),
       );
@@ -49,6 +52,12 @@ export class SessionTokenVerifier {
       if (err instanceof InvalidSessionTokenError) return null;
       throw err;
     }
+  }
+
+  /** A token just verified: remembered (unless it has a start of validity, `nbf`, left to jose). */
+  private accepted(token: string, claims: SessionTokenClaims): SessionPrincipal {
+    if (claims.nbf === undefined) this.verified.set(token, claims, claims.exp, this.seconds());
+    return this.principal(token, claims);
   }
 
   private principal(token: string, claims: SessionTokenClaims): SessionPrincipal {
@@ -66,6 +75,11 @@ export class SessionTokenVerifier {
     return this.options.now?.() ?? Date.now();
   }
 
+  /** Unix seconds, as jose judges `exp`: a token is expired from its `exp` second on. */
+  private seconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
   private mayRefresh(): boolean {
     return this.now() - this.lastFetch >= (this.options.refreshIntervalMs ?? 5_000);
   }
@@ -76,6 +90,7 @@ export class SessionTokenVerifier {
       .getSigningKeys({})
       .then((res) => {
         this.lastFetch = this.now();
+        this.verified.clear();
         this.keys = {
           keys: res.keys.map((k) => ({ ...(JSON.parse(k.publicJwk) as JWK), kid: k.kid, alg: k.alg })),
         };

@@ -3,6 +3,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { decodeJwt, errors, jwtVerify, SignJWT } from "jose";
 import { errorDetailOf, forbidden, unauthenticated } from "./errors.js";
 import type { Logger } from "./log.js";
+import { VerifiedTokens } from "./verified-tokens.js";
 
 /**
  * Service identity: every internal Connect call carries a short-lived token signed with the caller's
@@ -43,7 +44,6 @@ const LIFETIME_S = 60;
 const RENEW_BEFORE_S = 30;
 /** Allowed difference between the clocks of caller and callee. */
 const CLOCK_TOLERANCE_S = 30;
-const MAX_VERIFIED = 10_000;
 
 export interface IdentityKeys {
   self: CallerName;
@@ -54,7 +54,7 @@ export interface IdentityKeys {
 
 export class ServiceIdentity {
   private readonly issued = new Map<string, { token: string; exp: number }>();
-  private readonly verified = new Map<string, { caller: CallerName; exp: number }>();
+  private readonly verified = new VerifiedTokens<CallerName>();
 
   constructor(
     private readonly keys: IdentityKeys,
@@ -89,8 +89,8 @@ export class ServiceIdentity {
     if (!token) throw refused(unauthenticated, "missing service credential");
     const nowS = this.seconds();
     const key = `${audience} ${token}`;
-    const known = this.verified.get(key);
-    if (known && known.exp + CLOCK_TOLERANCE_S > nowS) return known.caller;
+    const known = this.verified.get(key, nowS);
+    if (known) return known;
 
     let issuer: string | undefined;
     try {
@@ -117,7 +117,7 @@ export class ServiceIdentity {
           maxTokenAge: LIFETIME_S,
         });
         const exp = Math.min(payload.exp ?? nowS, (payload.iat ?? nowS) + LIFETIME_S);
-        this.remember(key, issuer, exp, nowS);
+        this.verified.set(key, issuer, exp + CLOCK_TOLERANCE_S, nowS);
         return issuer;
       } catch (err) {
         if (!(err instanceof errors.JWSSignatureVerificationFailed)) {
@@ -127,14 +127,6 @@ export class ServiceIdentity {
       }
     }
     throw refused(unauthenticated, `invalid service credential from ${issuer}: ${reason}`);
-  }
-
-  private remember(key: string, caller: CallerName, exp: number, nowS: number): void {
-    if (this.verified.size >= MAX_VERIFIED) {
-      for (const [k, v] of this.verified) if (v.exp + CLOCK_TOLERANCE_S <= nowS) this.verified.delete(k);
-      if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
-    }
-    this.verified.set(key, { caller, exp });
   }
 
   private seconds(): number {
