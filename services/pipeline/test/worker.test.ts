@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Bus, createMemoryBus } from "@avatar/bus";
-import { SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
+import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import {
   AssignSessionRequestSchema,
   AssignSessionResponseSchema,
@@ -54,11 +54,16 @@ function rig() {
   const bus: Bus = createMemoryBus();
   const clock = new ManualClock();
   const sessions = new Map<string, Session>();
+  /** The sessions getSessionConfig was asked for. */
+  const configAsked: string[] = [];
   const client = {
-    getSessionConfig: async (req: { sessionId: string }) => ({
-      session: sessions.get(req.sessionId),
-      config: create(SessionConfigSchema, { mode: SessionMode.LITE }),
-    }),
+    getSessionConfig: async (req: { sessionId: string }) => {
+      configAsked.push(req.sessionId);
+      return {
+        session: sessions.get(req.sessionId),
+        config: create(SessionConfigSchema, { mode: SessionMode.LITE }),
+      };
+    },
     endSession: async (req: { sessionId: string; reason: SessionEndReason }) => {
       calls.push(`end ${req.sessionId}`);
       const s = sessions.get(req.sessionId);
@@ -124,10 +129,15 @@ function rig() {
       );
       return toBinary(WorkerHeartbeatAckSchema, create(WorkerHeartbeatAckSchema, { lostSessionIds: lost }));
     });
-  const assign = async (sessionId: string, takeover = false) => {
+  /** Asks the workers to claim a session; `carried`: the session and config the request carries. */
+  const assign = async (
+    sessionId: string,
+    takeover = false,
+    carried: { session?: Session; config?: SessionConfig } = {},
+  ) => {
     const req = toBinary(
       AssignSessionRequestSchema,
-      create(AssignSessionRequestSchema, { sessionId, takeover }),
+      create(AssignSessionRequestSchema, { sessionId, takeover, ...carried }),
     );
     const reply = await bus.request(realtimeSubjects.assign, req, { timeoutMs: 1_000 });
     return fromBinary(AssignSessionResponseSchema, reply).workerId;
@@ -145,6 +155,7 @@ function rig() {
     registry,
     clientMessage,
     calls,
+    configAsked,
     sessions,
     newSession,
     running,
@@ -171,6 +182,29 @@ describe("PipelineWorker", () => {
     expect(await r.assign(a.id)).toBe("w1");
     expect(await r.assign("not-a-uuid")).toBe("");
     expect(r.worker.sessionIds.sort()).toEqual([a.id, b.id].sort());
+  });
+
+  it("claims from the session and config the request carries, without asking the sessions service", async () => {
+    const r = rig();
+    // Unknown to the faked GetSessionConfig: asking it would refuse the claim.
+    const session = create(SessionSchema, { id: randomUUID(), state: SessionState.CREATED });
+    const config = create(SessionConfigSchema, { mode: SessionMode.LITE });
+    expect(await r.assign(session.id, false, { session, config })).toBe("w1");
+    expect(r.worker.sessionIds).toEqual([session.id]);
+    const ended = create(SessionSchema, { id: randomUUID(), state: SessionState.ENDED });
+    expect(await r.assign(ended.id, false, { session: ended, config })).toBe("");
+    expect(r.configAsked).toEqual([]);
+  });
+
+  it("asks GetSessionConfig when the request carries no session and config (an older sessions service)", async () => {
+    const r = rig();
+    const s = r.newSession();
+    expect(await r.assign(s.id)).toBe("w1");
+    expect(r.configAsked).toEqual([s.id]);
+    // Only one of the two is not enough either.
+    const t = r.newSession();
+    expect(await r.assign(t.id, false, { session: t })).toBe("w1");
+    expect(r.configAsked).toEqual([s.id, t.id]);
   });
 
   it("refuses a session that has already ended", async () => {

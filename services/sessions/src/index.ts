@@ -55,7 +55,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
     ? new SessionRooms(new TransportAServer(transportA, { now }), deps.db, deps.log, now)
     : undefined;
   // A session moving to another worker keeps its room: only a start opens one.
-  const assign = pipelineAssigner(deps.bus, settings, deps.log);
+  const assign = pipelineAssigner(deps.bus, settings, deps.log, now);
   const startAssign =
     options.beforeStartCompletes ?? (settings.SESSIONS_REQUIRE_PIPELINE ? assign : undefined);
   // The room first: no worker is asked to run a session whose room could not be made.

@@ -3,7 +3,8 @@ import { AssignSessionRequestSchema, AssignSessionResponseSchema } from "@avatar
 import { type Logger, realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { StartPreparation } from "./lifecycle.js";
+import { readConfig, type StartPreparation } from "./lifecycle.js";
+import { sessionToProto } from "./mapping.js";
 import type { SessionRow } from "./schema.js";
 import type { SessionSettings } from "./settings.js";
 
@@ -15,17 +16,25 @@ const noWorker = (why: string) =>
  * pipeline worker claims the session. The request goes to the
  * workers' queue group, so exactly one member gets it; a full member answers with an empty worker id
  * and the request is made again (another member may get it), up to PIPELINE_ASSIGN_ATTEMPTS times.
- * No worker at all, a timeout or only full workers make the start fail with Unavailable (503).
+ * No worker at all, a timeout or only full workers make the start fail with Unavailable (503). The
+ * request carries the session and its config (as GetSessionConfig answers them), so the worker need not
+ * ask for them.
  */
 export function pipelineAssigner(
   bus: Bus,
   settings: SessionSettings,
   log: Logger,
+  now: () => Date,
 ): (session: SessionRow, options?: { takeover?: boolean }) => Promise<StartPreparation> {
   return async (session, options = {}) => {
     const request = toBinary(
       AssignSessionRequestSchema,
-      create(AssignSessionRequestSchema, { sessionId: session.id, takeover: options.takeover ?? false }),
+      create(AssignSessionRequestSchema, {
+        sessionId: session.id,
+        takeover: options.takeover ?? false,
+        session: sessionToProto(session, now()),
+        config: readConfig(session),
+      }),
     );
     for (let attempt = 1; attempt <= settings.PIPELINE_ASSIGN_ATTEMPTS; attempt++) {
       let reply: Uint8Array;

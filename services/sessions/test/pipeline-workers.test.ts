@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Subscription } from "@avatar/bus";
-import { AssignSessionRequestSchema, AssignSessionResponseSchema } from "@avatar/contracts/pipeline";
+import {
+  type AssignSessionRequest,
+  AssignSessionRequestSchema,
+  AssignSessionResponseSchema,
+} from "@avatar/contracts/pipeline";
 import { SessionState } from "@avatar/contracts/sessions";
 import { realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -46,14 +50,19 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A worker in the queue group that answers with `workerId` ("" = full); counts what it was asked. */
-function worker(workerId: string, options: { silent?: boolean } = {}) {
+/**
+ * A worker in the queue group that answers with `workerId` ("" = full); counts what it was asked (the
+ * requests themselves in `received`).
+ */
+function worker(workerId: string, options: { silent?: boolean; received?: AssignSessionRequest[] } = {}) {
   const asked: string[] = [];
   workers.push(
     h.bus.serve(
       realtimeSubjects.assign,
       async (msg) => {
-        asked.push(fromBinary(AssignSessionRequestSchema, msg.data).sessionId);
+        const request = fromBinary(AssignSessionRequestSchema, msg.data);
+        asked.push(request.sessionId);
+        options.received?.push(request);
         if (options.silent) await new Promise((r) => setTimeout(r, 1_000));
         return toBinary(AssignSessionResponseSchema, create(AssignSessionResponseSchema, { workerId }));
       },
@@ -83,6 +92,19 @@ describe("pipeline assignment at start", () => {
     // A second start is answered without asking again.
     await h.client.startSession({ spaceId, sessionId: session.id });
     expect(asked).toHaveLength(1);
+  });
+
+  it("sends the session and its config with the request, as GetSessionConfig answers them", async () => {
+    const received: AssignSessionRequest[] = [];
+    worker("worker-a", { received });
+    const { spaceId, session } = await fundedSession();
+    const asked = await h.client.getSessionConfig({ sessionId: session.id });
+    await h.client.startSession({ spaceId, sessionId: session.id });
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ sessionId: session.id, takeover: false });
+    expect(received[0]?.session).toMatchObject({ id: session.id, spaceId, state: SessionState.CREATED });
+    expect(received[0]?.session).toEqual(asked.session);
+    expect(received[0]?.config).toEqual(asked.config);
   });
 
   it("fails with Unavailable (503) when no worker runs, and gives the escrow back", async () => {

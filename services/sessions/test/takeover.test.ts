@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Subscription } from "@avatar/bus";
 import {
+  type AssignSessionRequest,
   AssignSessionRequestSchema,
   AssignSessionResponseSchema,
   WorkerHeartbeatAckSchema,
@@ -66,20 +67,23 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A worker of the queue group that claims what it is offered; records the offers. */
+/** A worker of the queue group that claims what it is offered; records the offers (and the requests). */
 function worker(workerId: string) {
   const offers: { sessionId: string; takeover: boolean }[] = [];
+  const requests: AssignSessionRequest[] = [];
   const sub = h.bus.serve(
     realtimeSubjects.assign,
     (msg) => {
-      const { sessionId, takeover } = fromBinary(AssignSessionRequestSchema, msg.data);
+      const request = fromBinary(AssignSessionRequestSchema, msg.data);
+      const { sessionId, takeover } = request;
       offers.push({ sessionId, takeover });
+      requests.push(request);
       return toBinary(AssignSessionResponseSchema, create(AssignSessionResponseSchema, { workerId }));
     },
     { queue: realtimeSubjects.workerQueue },
   );
   workers.push(sub);
-  return { offers, leave: () => sub.unsubscribe() };
+  return { offers, requests, leave: () => sub.unsubscribe() };
 }
 
 /**
@@ -270,6 +274,14 @@ describe("a stopping worker", () => {
     const res = await h.client.releaseSession({ sessionId, workerId: "w1", pipelineEpoch: 1 });
     expect(res.workerId).toBe("w2");
     expect(successor.offers).toEqual([{ sessionId, takeover: true }]);
+    // The offer carries the session as it was when offered (still the former owner's) and its config.
+    expect(successor.requests[0]?.session).toMatchObject({
+      id: sessionId,
+      state: SessionState.STARTED,
+      pipelineWorkerId: "w1",
+      pipelineEpoch: 1,
+    });
+    expect(successor.requests[0]?.config).toEqual((await h.client.getSessionConfig({ sessionId })).config);
     expect(await session(spaceId, sessionId)).toMatchObject({ pipelineWorkerId: "w2", pipelineEpoch: 2 });
     const again = await failure(h.client.releaseSession({ sessionId, workerId: "w1", pipelineEpoch: 1 }));
     expect(again.code).toBe(Code.FailedPrecondition);
@@ -284,6 +296,11 @@ describe("a stopping worker", () => {
     h.clock.advance(2_000);
     await tick();
     expect(late.offers).toEqual([{ sessionId, takeover: true }]);
+    expect(late.requests[0]?.session).toMatchObject({
+      id: sessionId,
+      pipelineWorkerId: "w1",
+      pipelineEpoch: 1,
+    });
     expect((await session(spaceId, sessionId))?.pipelineWorkerId).toBe("w2");
   });
 });

@@ -120,7 +120,8 @@ export class PipelineWorker {
   }
 
   private async claim(msg: BusMessage): Promise<Uint8Array> {
-    const { sessionId, takeover } = fromBinary(AssignSessionRequestSchema, msg.data);
+    const request = fromBinary(AssignSessionRequestSchema, msg.data);
+    const { sessionId, takeover } = request;
     if (!isUuid(sessionId)) return this.answer("");
     const existing = this.runners.get(sessionId);
     // The same start asked twice is answered again; a takeover replaces a runner this worker lost.
@@ -129,7 +130,11 @@ export class PipelineWorker {
     if (!this.hasRoom()) return this.answer("");
     this.reserved++;
     try {
-      const { session, config } = await this.deps.sessions.getSessionConfig({ sessionId });
+      // The request carries them (an older sessions service's does not: then they are asked for).
+      const { session, config } =
+        request.session && request.config
+          ? request
+          : await this.deps.sessions.getSessionConfig({ sessionId });
       if (!session || !config || session.state === SessionState.ENDED || this.stopping)
         return this.answer("");
       if (!this.runners.has(sessionId)) {
