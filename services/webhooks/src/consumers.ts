@@ -7,10 +7,12 @@ import type { Kysely } from "kysely";
 import { anyoneWants, fanOut } from "./fanout.js";
 import * as messages from "./messages.js";
 import type { WebhooksDatabase } from "./schema.js";
+import type { Subscribers } from "./subscribers.js";
 
 export interface ConsumerDeps {
   db: Kysely<WebhooksDatabase>;
   bus: Bus;
+  subscribers: Subscribers;
   now: () => Date;
   settleMs: number;
   /** New deliveries are waiting: the dispatcher should look now. */
@@ -23,9 +25,9 @@ export interface ConsumerDeps {
  * delivery of one message to one endpoint exists once.
  */
 export async function consumeEvents(deps: ConsumerDeps): Promise<Subscription[]> {
-  const { db, now } = deps;
+  const { db, subscribers, now } = deps;
   const deliver = async (message: messages.WebhookMessage | undefined) => {
-    if (message && (await fanOut(db, message, now())) > 0) deps.kick();
+    if (message && (await fanOut(db, subscribers, message, now())) > 0) deps.kick();
   };
   return Promise.all([
     consumeEvent(deps.bus, topics.sessionStarted, "webhooks_session_started", async ({ session }) => {
@@ -46,7 +48,7 @@ export async function consumeEvents(deps: ConsumerDeps): Promise<Subscription[]>
 async function scheduleTranscriptCheck(deps: ConsumerDeps, session: Session): Promise<void> {
   const keepsTranscript = session.mode === SessionMode.FULL || session.source === SessionSource.EMBED;
   if (!keepsTranscript || !session.endedAt) return;
-  if (!(await anyoneWants(deps.db, session.spaceId, "session.transcript_ready"))) return;
+  if (!(await anyoneWants(deps.subscribers, session.spaceId, "session.transcript_ready"))) return;
   const endedAt = timestampDate(session.endedAt);
   await deps.db
     .insertInto("transcript_checks")

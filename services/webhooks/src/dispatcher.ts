@@ -6,11 +6,14 @@ import type { Deliver, DeliveryResult } from "./deliver.js";
 import type { WebhooksDatabase } from "./schema.js";
 import type { WebhooksSettings } from "./settings.js";
 import { signedHeaders } from "./signature.js";
+import type { Subscribers } from "./subscribers.js";
 
 export interface DispatcherDeps {
   db: Kysely<WebhooksDatabase>;
   deliver: Deliver;
   sealer: Sealer;
+  /** Told when the dispatcher disables an endpoint, once committed. */
+  subscribers: Pick<Subscribers, "changed">;
   settings: Pick<
     WebhooksSettings,
     "WEBHOOKS_TICK_MS" | "WEBHOOKS_TIMEOUT_MS" | "WEBHOOKS_RETRY_FOR_MS" | "WEBHOOKS_DISABLE_AFTER_MS"
@@ -179,7 +182,9 @@ export class Dispatcher {
     const now = this.deps.now();
     const settings = this.deps.settings;
     const error = "error" in result ? result.error.slice(0, 500) : ok ? null : `HTTP ${result.status}`;
-    await this.deps.db.transaction().execute(async (trx) => {
+    // Answers the space of an endpoint it disabled, whose cached subscribers are then out of date.
+    // failing_since, the other endpoint column written here, is not cached: writing it invalidates nothing.
+    const disabledIn = await this.deps.db.transaction().execute(async (trx) => {
       await trx
         .insertInto("delivery_attempts")
         .values({
@@ -240,6 +245,8 @@ export class Dispatcher {
         url: endpoint.url,
         reason,
       });
+      return endpoint.space_id;
     });
+    if (disabledIn) this.deps.subscribers.changed(disabledIn);
   }
 }

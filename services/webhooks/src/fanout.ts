@@ -1,17 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { WebhookMessage } from "./messages.js";
 import type { WebhooksDatabase } from "./schema.js";
-
-/** The enabled endpoints of a space subscribed to an event type. */
-function subscribers(db: Kysely<WebhooksDatabase>, spaceId: string, type: string) {
-  return db
-    .selectFrom("endpoints")
-    .select("id")
-    .where("space_id", "=", spaceId)
-    .where("disabled_at", "is", null)
-    .where(sql<boolean>`event_types ? ${type}`);
-}
+import type { Subscribers } from "./subscribers.js";
 
 /**
  * Puts a message in the outbox of every enabled endpoint of its space that subscribed to its type, due
@@ -20,17 +11,18 @@ function subscribers(db: Kysely<WebhooksDatabase>, spaceId: string, type: string
  */
 export async function fanOut(
   db: Kysely<WebhooksDatabase>,
+  subscribers: Subscribers,
   message: WebhookMessage,
   now: Date,
 ): Promise<number> {
-  const endpoints = await subscribers(db, message.spaceId, message.type).execute();
+  const endpoints = await subscribers.of(message.spaceId, message.type);
   if (endpoints.length === 0) return 0;
   const rows = await db
     .insertInto("deliveries")
     .values(
       endpoints.map((e) => ({
         id: randomUUID(),
-        endpoint_id: e.id,
+        endpoint_id: e,
         message_id: message.id,
         event_type: message.type,
         payload: message.body,
@@ -46,11 +38,6 @@ export async function fanOut(
 }
 
 /** Whether any enabled endpoint of the space wants this type (saves work nobody would receive). */
-export async function anyoneWants(
-  db: Kysely<WebhooksDatabase>,
-  spaceId: string,
-  type: string,
-): Promise<boolean> {
-  const row = await subscribers(db, spaceId, type).limit(1).executeTakeFirst();
-  return row !== undefined;
+export async function anyoneWants(subscribers: Subscribers, spaceId: string, type: string): Promise<boolean> {
+  return (await subscribers.of(spaceId, type)).length > 0;
 }

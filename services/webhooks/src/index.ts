@@ -17,6 +17,7 @@ import { migrations } from "./migrations/index.js";
 import type { WebhooksDatabase } from "./schema.js";
 import { webhooksService } from "./service.js";
 import { readWebhooksSettings } from "./settings.js";
+import { cachedSubscribers } from "./subscribers.js";
 import { runTranscriptChecks } from "./transcript-checks.js";
 
 export type { Deliver, DeliveryResult } from "./deliver.js";
@@ -52,19 +53,22 @@ export function build(deps: ServiceDeps<WebhooksDatabase>, options: WebhooksOpti
       fetch: createEgressFetch(webhookEgressPolicy(deps.env, settings.WEBHOOKS_ALLOW_LOOPBACK)),
       timeoutMs: settings.WEBHOOKS_TIMEOUT_MS,
     });
+  const subscribers = cachedSubscribers(deps.db, deps.bus, () => now().getTime());
   const dispatcher = new Dispatcher({
     db: deps.db,
     deliver,
     sealer,
+    subscribers,
     settings,
     now,
     log: deps.log,
     beforeDeliveries: () =>
-      runTranscriptChecks({ db: deps.db, sessions: deps.clients.sessions, now, log: deps.log }),
+      runTranscriptChecks({ db: deps.db, sessions: deps.clients.sessions, subscribers, now, log: deps.log }),
   });
   const service = webhooksService({
     db: deps.db,
     sealer,
+    subscribers,
     now,
     maxEndpoints: settings.WEBHOOKS_MAX_ENDPOINTS,
   });
@@ -79,6 +83,7 @@ export function build(deps: ServiceDeps<WebhooksDatabase>, options: WebhooksOpti
       subscriptions = await consumeEvents({
         db: deps.db,
         bus: deps.bus,
+        subscribers,
         now,
         settleMs: settings.WEBHOOKS_TRANSCRIPT_SETTLE_MS,
         kick: () => dispatcher.kick(),
@@ -97,6 +102,7 @@ export function build(deps: ServiceDeps<WebhooksDatabase>, options: WebhooksOpti
       unmeter?.();
       for (const s of subscriptions) await s.unsubscribe();
       await dispatcher.stop();
+      await subscribers.close();
     },
   };
 }

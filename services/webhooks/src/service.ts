@@ -16,10 +16,13 @@ import { checkEndpointUrl } from "./endpoint-url.js";
 import { deliveryToProto, endpointToProto } from "./mapping.js";
 import type { WebhooksDatabase } from "./schema.js";
 import { newSigningSecret } from "./signature.js";
+import type { Subscribers } from "./subscribers.js";
 
 export interface WebhooksServiceDeps {
   db: Kysely<WebhooksDatabase>;
   sealer: Sealer;
+  /** Told of every change to a space's endpoints, once committed. */
+  subscribers: Pick<Subscribers, "changed">;
   now: () => Date;
   maxEndpoints: number;
 }
@@ -95,6 +98,7 @@ export function webhooksService(deps: WebhooksServiceDeps): ServiceImpl<typeof W
           .returningAll()
           .executeTakeFirstOrThrow();
       });
+      deps.subscribers.changed(spaceId);
       return { endpoint: endpointToProto(row), secret };
     },
 
@@ -117,6 +121,7 @@ export function webhooksService(deps: WebhooksServiceDeps): ServiceImpl<typeof W
     async deleteEndpoint(req) {
       const row = await ownEndpoint(req.spaceId, req.endpointId);
       await db.deleteFrom("endpoints").where("id", "=", row.id).execute();
+      deps.subscribers.changed(row.space_id);
       return {};
     },
 

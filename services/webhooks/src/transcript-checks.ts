@@ -5,6 +5,7 @@ import type { Kysely } from "kysely";
 import { fanOut } from "./fanout.js";
 import { transcriptReady } from "./messages.js";
 import type { WebhooksDatabase } from "./schema.js";
+import type { Subscribers } from "./subscribers.js";
 
 const RETRY_MS = 10_000;
 
@@ -16,6 +17,7 @@ const RETRY_MS = 10_000;
 export async function runTranscriptChecks(deps: {
   db: Kysely<WebhooksDatabase>;
   sessions: Pick<Client<typeof SessionsService>, "getTranscript">;
+  subscribers: Subscribers;
   now: () => Date;
   log: Logger;
 }): Promise<number> {
@@ -56,7 +58,7 @@ export async function runTranscriptChecks(deps: {
           { id: check.session_id, spaceId: check.space_id, endedAt: check.ended_at },
           entries,
         );
-        announced += await fanOut(trx, message, now);
+        announced += await fanOut(trx, deps.subscribers, message, now);
       }
       await trx.deleteFrom("transcript_checks").where("session_id", "=", check.session_id).execute();
     }

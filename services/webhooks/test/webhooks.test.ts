@@ -23,11 +23,13 @@ import { openServiceDb, type ServiceTestDb, waitFor } from "@avatar/testkit";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { type Kysely, PostgresQueryCompiler } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { httpDeliver, webhookEgressPolicy } from "../src/deliver.js";
 import { build, type Deliver, type DeliveryResult, type WebhooksApp } from "../src/index.js";
 import { migrations } from "../src/migrations/index.js";
 import type { WebhooksDatabase } from "../src/schema.js";
+import { cachedSubscribers, SUBSCRIBERS_TTL_MS } from "../src/subscribers.js";
 
 /**
  * The webhooks service on a real Postgres and the in-process bus: session events in, signed deliveries
@@ -57,14 +59,21 @@ interface Sent {
   headers: Record<string, string>;
 }
 
-async function start(options: { deliver?: Deliver; now?: () => Date; env?: Record<string, string> } = {}) {
+async function start(
+  options: {
+    deliver?: Deliver;
+    now?: () => Date;
+    env?: Record<string, string>;
+    db?: Kysely<WebhooksDatabase>;
+  } = {},
+) {
   const bus = createMemoryBus({ logger: () => {} });
   const clients = {
     sessions: { getTranscript: async () => ({ entries: [{ transcript: "hi" }, { transcript: "hello" }] }) },
   } as unknown as Clients;
   const app = build(
     {
-      db: t.db,
+      db: options.db ?? t.db,
       bus,
       log: silentLogger,
       clients,
@@ -360,6 +369,178 @@ describe("delivery", () => {
         data: expect.objectContaining({ session_id: session.id, entries: 2 }),
       }),
     ]);
+  });
+});
+
+describe("cached endpoints", () => {
+  /** t.db, noting the space of every load of a space's endpoints (subscribers.ts). */
+  function countingLoads() {
+    const compiler = new PostgresQueryCompiler();
+    const loads: string[] = [];
+    const db = t.db.withPlugin({
+      transformQuery: ({ node, queryId }) => {
+        const { sql, parameters } = compiler.compileQuery(node, queryId);
+        if (/^select "id", "event_types" from \S*"endpoints"/.test(sql)) loads.push(String(parameters[0]));
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    return { db, loadsOf: (spaceId: string) => loads.filter((s) => s === spaceId).length };
+  }
+
+  /**
+   * Every session.ended event published before has been handled: the service's one consumer takes them
+   * in order, and a marker event published now has reached its own endpoint.
+   */
+  async function handled(bus: Bus, client: Awaited<ReturnType<typeof start>>["client"]) {
+    const spaceId = randomUUID();
+    const { endpoint } = await client.createEndpoint({
+      spaceId,
+      url: "https://marker.example.com/",
+      eventTypes: ["session.ended"],
+    });
+    await publishEnded(bus, endedSession(spaceId));
+    await waitFor("the marker event", async () => (await pendingOf(endpoint?.id ?? "")).length === 1);
+  }
+
+  it("loads a space without endpoints once: the next events make no query", async () => {
+    const { db, loadsOf } = countingLoads();
+    const { bus, client } = await start({ db, now: clock().now });
+    const spaceId = randomUUID();
+    // A FULL session's end asks twice (session.ended, then session.transcript_ready): one load.
+    await publishEnded(bus, endedSession(spaceId));
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    expect(loadsOf(spaceId)).toBe(1);
+  });
+
+  it("delivers the very next event to an endpoint created while the space's endpoints are cached", async () => {
+    const { db, loadsOf } = countingLoads();
+    const { bus, client } = await start({ db, now: clock().now });
+    const spaceId = randomUUID();
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    expect(loadsOf(spaceId)).toBe(1); // cached: nobody listens
+    const { endpoint } = await client.createEndpoint({
+      spaceId,
+      url: "https://new.example.com/",
+      eventTypes: ["session.ended"],
+    });
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    expect(await pendingOf(endpoint?.id ?? "")).toHaveLength(1);
+  });
+
+  it("stops delivering to a deleted endpoint at once", async () => {
+    const { db, loadsOf } = countingLoads();
+    const { bus, client } = await start({ db, now: clock().now });
+    const spaceId = randomUUID();
+    const { endpoint } = await client.createEndpoint({
+      spaceId,
+      url: "https://gone.example.com/",
+      eventTypes: ["session.ended"],
+    });
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    expect(await pendingOf(endpoint?.id ?? "")).toHaveLength(1);
+    const loaded = loadsOf(spaceId);
+    await client.deleteEndpoint({ spaceId, endpointId: endpoint?.id ?? "" });
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    // Reloaded, so nothing was put in the outbox of the endpoint that is no more.
+    expect(loadsOf(spaceId)).toBe(loaded + 1);
+    expect(await pendingOf(endpoint?.id ?? "")).toHaveLength(0);
+  });
+
+  it("stops delivering to an endpoint the dispatcher disabled at once", async () => {
+    const c = clock();
+    const { deliver } = recording([503]);
+    // Disabled after a second of failures: well within the cache's TTL.
+    const env = { WEBHOOKS_DISABLE_AFTER_MS: "1000", WEBHOOKS_RETRY_FOR_MS: "1000" };
+    const { bus, client, app } = await start({ deliver, now: c.now, env });
+    const spaceId = randomUUID();
+    const { endpoint } = await client.createEndpoint({
+      spaceId,
+      url: "https://down.example.com/",
+      eventTypes: ["session.ended"],
+    });
+    const endpointId = endpoint?.id ?? "";
+    await publishEnded(bus, endedSession(spaceId)); // caches the endpoint as enabled
+    await handled(bus, client);
+    await app.dispatcher.runOnce(); // fails: failing since now
+    c.advance(1_000);
+    await app.dispatcher.runOnce(); // fails again: disabled
+    expect((await client.getEndpoint({ spaceId, endpointId })).endpoint?.disabledAt).toBeDefined();
+    expect(SUBSCRIBERS_TTL_MS).toBeGreaterThan(1_000);
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    expect((await pendingOf(endpointId)).map((d) => d.status)).toEqual(["failed"]);
+  });
+
+  it("sees a change made behind the service's back (event types) once the TTL has run out", async () => {
+    const c = clock();
+    const { bus, client } = await start({ now: c.now });
+    const spaceId = randomUUID();
+    const { endpoint } = await client.createEndpoint({
+      spaceId,
+      url: "https://types.example.com/",
+      eventTypes: ["memory.created"],
+    });
+    const endpointId = endpoint?.id ?? "";
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    await t.db
+      .updateTable("endpoints")
+      .set({ event_types: JSON.stringify(["session.ended"]) })
+      .where("id", "=", endpointId)
+      .execute();
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    expect(await pendingOf(endpointId)).toHaveLength(0); // still cached
+    c.advance(SUBSCRIBERS_TTL_MS);
+    await publishEnded(bus, endedSession(spaceId));
+    await handled(bus, client);
+    expect(await pendingOf(endpointId)).toHaveLength(1);
+  });
+
+  it("drops a space's entry when another replica invalidates it", async () => {
+    const bus = createMemoryBus({ logger: () => {} });
+    const { db, loadsOf } = countingLoads();
+    const frozen = () => 0; // entries never expire: only the invalidation can drop one
+    const here = cachedSubscribers(db, bus, frozen);
+    const there = cachedSubscribers(db, bus, frozen);
+    try {
+      const spaceId = randomUUID();
+      expect(await here.of(spaceId, "session.ended")).toEqual([]);
+      const id = randomUUID();
+      await t.db
+        .insertInto("endpoints")
+        .values({
+          id,
+          space_id: spaceId,
+          url: "https://elsewhere.example.com/",
+          event_types: JSON.stringify(["session.ended"]),
+          description: "",
+          secret_sealed: "x",
+          created_at: new Date(),
+          disabled_reason: null,
+        })
+        .execute();
+      expect(await here.of(spaceId, "session.ended")).toEqual([]);
+      expect(loadsOf(spaceId)).toBe(1);
+      there.changed(spaceId);
+      await waitFor(
+        "the invalidation",
+        async () => (await here.of(spaceId, "session.ended")).length > 0,
+        5_000,
+      );
+      expect(await here.of(spaceId, "session.ended")).toEqual([id]);
+      expect(await here.of(spaceId, "memory.created")).toEqual([]);
+    } finally {
+      await here.close();
+      await there.close();
+      await bus.close();
+    }
   });
 });
 
