@@ -2,12 +2,14 @@ import type { Bus } from "@avatar/bus";
 import { type Message, toBinary } from "@bufbuild/protobuf";
 import {
   type ColumnType,
+  type DeleteQueryBuilder,
   type Generated,
   type InsertQueryBuilder,
   type Kysely,
   type QueryCreator,
   sql,
   type Transaction,
+  type UpdateQueryBuilder,
 } from "kysely";
 import type { Topic } from "./events.js";
 import type { Logger } from "./log.js";
@@ -60,6 +62,51 @@ export type InsertAlongside = (
   db: QueryCreator<WithOutbox>,
 ) => InsertQueryBuilder<WithOutbox, WithOutbox, WithOutbox>;
 
+/**
+ * A write whose result nobody reads, made as a CTE of another statement (joinWrites): each round trip
+ * to Postgres costs more than the write itself.
+ */
+export type JoinedWrite = (
+  db: QueryCreator<WithOutbox>,
+) =>
+  | InsertQueryBuilder<WithOutbox, WithOutbox, WithOutbox>
+  | UpdateQueryBuilder<WithOutbox, WithOutbox, WithOutbox, WithOutbox>
+  | DeleteQueryBuilder<WithOutbox, WithOutbox, WithOutbox>;
+
+/**
+ * `db` with `writes` as CTEs of whatever statement is built on it. Postgres makes every data-modifying
+ * CTE, read or not, on the statement's snapshot: the writes must not touch the rows of each other or of
+ * the statement.
+ */
+export function joinWrites<DB>(db: QueryCreator<DB>, writes: readonly JoinedWrite[]): QueryCreator<DB> {
+  let joined = db as QueryCreator<WithOutbox>;
+  writes.forEach((write, i) => {
+    joined = joined.with(`joined_${i}`, write);
+  });
+  return joined as QueryCreator<DB>;
+}
+
+/**
+ * The outbox row of an event, to be written within `trx` as part of one of its statements (joinWrites);
+ * `trx` is marked as having enqueued an event.
+ */
+export function outboxWrite<T extends Message>(
+  trx: Transaction<WithOutbox>,
+  topic: Topic<T>,
+  value: T,
+  msgId: string,
+  at: Date,
+): JoinedWrite {
+  transactionsWithEvents.add(trx);
+  const row = {
+    subject: topic.subject,
+    payload: Buffer.from(toBinary(topic.schema, value)),
+    msg_id: msgId,
+    created_at: at,
+  };
+  return (db) => db.insertInto("outbox").values(row);
+}
+
 /** Puts an event in the outbox within `trx`, with `alongside` (e.g. the notice it goes with) in the same statement. */
 export async function enqueueEvent<T extends Message>(
   trx: Transaction<WithOutbox>,
@@ -69,17 +116,9 @@ export async function enqueueEvent<T extends Message>(
   at: Date,
   alongside?: InsertAlongside,
 ): Promise<void> {
-  transactionsWithEvents.add(trx);
-  const db: QueryCreator<OutboxDatabase> = alongside ? trx.with("alongside", alongside) : trx;
-  await db
-    .insertInto("outbox")
-    .values({
-      subject: topic.subject,
-      payload: Buffer.from(toBinary(topic.schema, value)),
-      msg_id: msgId,
-      created_at: at,
-    })
-    .execute();
+  const write = outboxWrite(trx, topic, value, msgId, at);
+  const db: QueryCreator<WithOutbox> = alongside ? joinWrites(trx, [alongside]) : trx;
+  await write(db).execute();
 }
 
 export class OutboxPublisher {

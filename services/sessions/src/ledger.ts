@@ -1,6 +1,12 @@
-import { creditsCharged } from "@avatar/runtime";
-import { type Kysely, type QueryCreator, sql, type Transaction } from "kysely";
-import type { SessionModeValue, SessionSourceValue, SessionsDatabase } from "./schema.js";
+import { creditsCharged, type JoinedWrite } from "@avatar/runtime";
+import { type Kysely, type QueryCreator, sql, type Transaction, type Updateable } from "kysely";
+import type {
+  SessionModeValue,
+  SessionRow,
+  SessionSourceValue,
+  SessionsDatabase,
+  SessionTable,
+} from "./schema.js";
 
 /**
  * Credits: one balance per space and the append-only ledger it follows. Every change of a balance is
@@ -120,32 +126,51 @@ interface SessionMoney {
 }
 
 /**
- * Holds `amount` for a starting session: the debit and its ledger row in one statement (both or neither);
- * false when the balance cannot cover it. The debit locks the space's balance, which every start in the
- * space needs, until the transaction ends: callers make it their last write, so the lock is held for the
- * commit alone rather than for the statements after it.
+ * Holds `amount` for a starting session and records the hold on the session (`changes`): the debit, its
+ * ledger row and the session's update in one statement, all or none. Answers the updated session, or
+ * undefined (nothing changed) when the balance cannot cover it. The debit locks the space's balance,
+ * which every start in the space needs, until the transaction ends: callers make it their last write, so
+ * the lock is held for the commit alone rather than for the statements after it.
  */
-export async function holdEscrow(trx: Transaction<SessionsDatabase>, m: SessionMoney): Promise<boolean> {
-  const row = await trx
+export async function holdEscrow(
+  trx: Transaction<SessionsDatabase>,
+  m: SessionMoney,
+  changes: Updateable<SessionTable>,
+): Promise<SessionRow | undefined> {
+  return trx
     .with("debited", (db) => debitQuery(db, m.spaceId, m.amount, m.at))
-    .insertInto("ledger")
-    .columns(["space_id", "kind", "amount", "session_id", "minute_index", "idempotency_key", "created_at"])
-    .expression((eb) =>
-      eb
-        .selectFrom("debited")
-        .select([
-          "debited.space_id",
-          sql<string>`'escrow'`.as("kind"),
-          sql<string>`${String(-m.amount)}::numeric`.as("amount"),
-          sql<string>`${m.sessionId}::uuid`.as("session_id"),
-          sql<null>`null::integer`.as("minute_index"),
-          sql<null>`null::text`.as("idempotency_key"),
-          sql<Date>`${m.at}::timestamptz`.as("created_at"),
-        ]),
+    .with("held", (db) =>
+      db
+        .insertInto("ledger")
+        .columns([
+          "space_id",
+          "kind",
+          "amount",
+          "session_id",
+          "minute_index",
+          "idempotency_key",
+          "created_at",
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom("debited")
+            .select([
+              "debited.space_id",
+              sql<string>`'escrow'`.as("kind"),
+              sql<string>`${String(-m.amount)}::numeric`.as("amount"),
+              sql<string>`${m.sessionId}::uuid`.as("session_id"),
+              sql<null>`null::integer`.as("minute_index"),
+              sql<null>`null::text`.as("idempotency_key"),
+              sql<Date>`${m.at}::timestamptz`.as("created_at"),
+            ]),
+        ),
     )
-    .returning("id")
+    .updateTable("sessions")
+    .set(changes)
+    .where("id", "=", m.sessionId)
+    .where(sql<boolean>`exists (select from debited)`)
+    .returningAll()
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Gives a held amount back (the start failed, or the session ended before it completed). */
@@ -154,16 +179,15 @@ export async function releaseEscrow(trx: Transaction<SessionsDatabase>, m: Sessi
   await insertRows(trx, [ledgerValues(m, "escrow_release", m.amount, null)]);
 }
 
-/** The held amount becomes the charge of minute 0: released and charged in one step, balance unchanged. */
-export async function settleEscrowAsFirstMinute(
-  trx: Transaction<SessionsDatabase>,
-  m: SessionMoney,
-): Promise<void> {
-  await insertRows(trx, [
-    ledgerValues(m, "escrow_release", m.amount, null),
-    ledgerValues(m, "charge", -m.amount, 0),
-  ]);
+/**
+ * The held amount becomes the charge of minute 0, released and charged in one step, balance unchanged:
+ * its ledger rows, written by the statement that completes the start (joinWrites).
+ */
+export function settleEscrowAsFirstMinute(m: SessionMoney): JoinedWrite {
+  const rows = [ledgerValues(m, "escrow_release", m.amount, null), ledgerValues(m, "charge", -m.amount, 0)];
+  // Counted as the statement is made: one that rolls back afterwards (rare) leaves the count a little high.
   creditsCharged.inc(m.amount);
+  return (db) => db.insertInto("ledger").values(rows);
 }
 
 export type ChargeResult = "charged" | "already_charged" | "insufficient";

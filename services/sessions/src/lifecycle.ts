@@ -1,6 +1,6 @@
 import { type SessionConfig, SessionConfigSchema } from "@avatar/contracts/common";
 import { SessionStartedSchema } from "@avatar/contracts/sessions";
-import type { EndReasonName, OutboxPublisher } from "@avatar/runtime";
+import type { EndReasonName, JoinedWrite, OutboxPublisher } from "@avatar/runtime";
 import {
   conflict,
   enqueuedEvents,
@@ -13,16 +13,16 @@ import {
 } from "@avatar/runtime";
 import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, sql, type Transaction, type Updateable } from "kysely";
 import type { CreationBatch } from "./created-insert.js";
 import { createSession, type NewSession } from "./creation.js";
 import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
 import * as repo from "./repository.js";
-import type { ConnectionStateValue, SessionRow, SessionsDatabase } from "./schema.js";
+import type { ConnectionStateValue, SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 import type { SessionSettings } from "./settings.js";
-import { issueTicket, redeemTicket } from "./tickets.js";
-import { announce, endSession, offerToOtherWorkers, settle } from "./transitions.js";
+import { issueTicket, newTicket, redeemTicket } from "./tickets.js";
+import { announcement, endSession, offerToOtherWorkers, settle } from "./transitions.js";
 
 type Trx = Transaction<SessionsDatabase>;
 
@@ -156,12 +156,9 @@ export class SessionLifecycle {
       if (row.state === "STARTED") return this.answerStart(trx, row, now);
       if (row.credit_rate > 0 && row.escrow_amount === 0) {
         const money = { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
-        const held = await repo.updateSession(trx, row.id, {
-          escrow_amount: row.credit_rate,
-          updated_at: now,
-        });
-        // Last: the hold locks the space's balance until the commit (a throw undoes the update above).
-        if (!(await holdEscrow(trx, money))) throw insufficientCredits();
+        // Last: the hold locks the space's balance until the commit.
+        const held = await holdEscrow(trx, money, { escrow_amount: row.credit_rate, updated_at: now });
+        if (!held) throw insufficientCredits();
         return held;
       }
       return row;
@@ -191,8 +188,9 @@ export class SessionLifecycle {
       if (row.state === "ENDED") throw sessionEnded();
       if (row.state === "STARTED") return this.answerStart(trx, row, now);
       const money = { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
+      const writes: JoinedWrite[] = [];
       if (row.escrow_amount > 0) {
-        await settleEscrowAsFirstMinute(trx, { ...money, amount: row.escrow_amount });
+        writes.push(settleEscrowAsFirstMinute({ ...money, amount: row.escrow_amount }));
       } else if (row.credit_rate > 0) {
         // A concurrent start that failed released the escrow in between: pay minute 0 directly.
         if ((await chargeMinute(trx, { ...money, minuteIndex: 0 })) === "insufficient") {
@@ -203,7 +201,7 @@ export class SessionLifecycle {
       const lengthMs = row.is_sandbox
         ? Math.min(row.max_session_duration * 1000, s.SESSION_SANDBOX_MAX_DURATION_MS)
         : row.max_session_duration * 1000;
-      const started = await repo.updateSession(trx, row.id, {
+      const changes = {
         state: "STARTED",
         started_at: now,
         updated_at: now,
@@ -221,19 +219,31 @@ export class SessionLifecycle {
         worker_deadline_at: prepared?.workerId
           ? new Date(now.getTime() + s.PIPELINE_WORKER_TIMEOUT_MS)
           : null,
-      });
-      await announce(
-        trx,
-        started,
-        { type: "session.started", payload: {} },
-        {
-          topic: topics.sessionStarted,
-          value: create(SessionStartedSchema, { session: sessionToProto(started, now) }),
-          msgId: `${started.id}.started`,
-        },
-        now,
+      } satisfies Updateable<SessionTable>;
+      const announced = repo.changedRow(row, changes);
+      const ticket = newTicket(row.id, now, s.SESSION_CONNECT_TICKET_TTL_MS);
+      // The minute's ledger rows, the notice, the event and the ticket go with the update: one statement.
+      writes.push(
+        ...announcement(
+          trx,
+          announced,
+          { type: "session.started", payload: {} },
+          {
+            topic: topics.sessionStarted,
+            value: create(SessionStartedSchema, { session: sessionToProto(announced, now) }),
+            msgId: `${row.id}.started`,
+          },
+          now,
+        ),
+        ticket.write,
       );
-      return this.answerStart(trx, started, now);
+      const started = await repo.updateSessionWith(trx, row.id, changes, writes);
+      return {
+        session: started,
+        config: readConfig(started),
+        ticket: ticket.ticket,
+        ticketExpiresAt: ticket.expiresAt,
+      };
     });
   }
 

@@ -1,3 +1,4 @@
+import { type JoinedWrite, joinWrites } from "@avatar/runtime";
 import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 
@@ -60,6 +61,29 @@ export async function updateSession(
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** As updateSession, with `writes` (the change's notice and event) made by the same statement. */
+export async function updateSessionWith(
+  trx: Transaction<SessionsDatabase>,
+  id: string,
+  changes: Updateable<SessionTable>,
+  writes: readonly JoinedWrite[],
+): Promise<SessionRow> {
+  return joinWrites<SessionsDatabase>(trx, writes)
+    .updateTable("sessions")
+    .set(changes)
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The row as `changes` will leave it, for what is written in the same statement as the change (its
+ * notice's event). The generated `due_at` keeps its old value: nothing written from the row reads it.
+ */
+export function changedRow(row: SessionRow, changes: Updateable<SessionTable>): SessionRow {
+  return { ...row, ...changes } as SessionRow;
 }
 
 /** Ids of sessions with a timer due, oldest first. */

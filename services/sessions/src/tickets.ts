@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { JoinedWrite } from "@avatar/runtime";
 import type { Kysely, Transaction } from "kysely";
 import type { SessionsDatabase } from "./schema.js";
 
@@ -9,18 +10,30 @@ import type { SessionsDatabase } from "./schema.js";
 
 const hashOf = (ticket: string) => createHash("sha256").update(ticket).digest("hex");
 
+export interface NewTicket {
+  ticket: string;
+  expiresAt: Date;
+  /** Stores the ticket's hash: a write for the statement of the start it answers (joinWrites). */
+  write: JoinedWrite;
+}
+
+/** A fresh ticket for the session, stored by whichever statement makes `write`. */
+export function newTicket(sessionId: string, now: Date, ttlMs: number): NewTicket {
+  const ticket = randomBytes(32).toString("base64url");
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  const row = { ticket_hash: hashOf(ticket), session_id: sessionId, created_at: now, expires_at: expiresAt };
+  return { ticket, expiresAt, write: (db) => db.insertInto("connect_tickets").values(row) };
+}
+
+/** A fresh ticket for the session, stored by a statement of its own. */
 export async function issueTicket(
   trx: Transaction<SessionsDatabase>,
   sessionId: string,
   now: Date,
   ttlMs: number,
 ): Promise<{ ticket: string; expiresAt: Date }> {
-  const ticket = randomBytes(32).toString("base64url");
-  const expiresAt = new Date(now.getTime() + ttlMs);
-  await trx
-    .insertInto("connect_tickets")
-    .values({ ticket_hash: hashOf(ticket), session_id: sessionId, created_at: now, expires_at: expiresAt })
-    .execute();
+  const { ticket, expiresAt, write } = newTicket(sessionId, now, ttlMs);
+  await write(trx).execute();
   return { ticket, expiresAt };
 }
 

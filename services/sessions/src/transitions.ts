@@ -1,12 +1,12 @@
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
-import type { EndReasonName } from "@avatar/runtime";
-import { enqueueEvent, type Topic, topics } from "@avatar/runtime";
+import type { EndReasonName, JoinedWrite } from "@avatar/runtime";
+import { outboxWrite, type Topic, topics } from "@avatar/runtime";
 import { create, type Message } from "@bufbuild/protobuf";
 import type { Transaction, Updateable } from "kysely";
 import { chargeMinute, releaseEscrow } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
 import { countTransition } from "./metrics.js";
-import { updateSession } from "./repository.js";
+import { changedRow, updateSession, updateSessionWith } from "./repository.js";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 import { sessionEventRow } from "./session-events.js";
 import type { SessionSettings } from "./settings.js";
@@ -30,19 +30,25 @@ const noTimers = {
   takeover_attempt_at: null,
 } satisfies Updateable<SessionTable>;
 
-/** Records a lifecycle notice among the session's events and puts its bus event in the outbox. */
-export async function announce<T extends Message>(
+/**
+ * The writes that record a lifecycle notice among the session's events and put its bus event in the
+ * outbox, made by the statement of the change they announce (updateSessionWith). `row` is the session
+ * as that change leaves it.
+ */
+export function announcement<T extends Message>(
   trx: Trx,
   row: SessionRow,
   notice: { type: string; payload: Record<string, unknown> },
   event: { topic: Topic<T>; value: T; msgId: string },
   now: Date,
-): Promise<void> {
+): JoinedWrite[] {
   const stored = sessionEventRow(row.id, { type: notice.type, payload: notice.payload, createdAt: now });
-  await enqueueEvent(trx, event.topic, event.value, event.msgId, now, (db) =>
-    db.insertInto("session_events").values(stored),
-  );
+  // Counted as the statement is made: one that rolls back afterwards (rare) leaves the count a little high.
   countTransition(row, notice.type);
+  return [
+    (db) => db.insertInto("session_events").values(stored),
+    outboxWrite(trx, event.topic, event.value, event.msgId, now),
+  ];
 }
 
 /**
@@ -80,27 +86,32 @@ async function markEnded(
       at: now,
     });
   }
-  const ended = await updateSession(trx, row.id, {
+  const changes = {
     ...noTimers,
     state: "ENDED",
     end_reason: reason,
     ended_at: at,
     updated_at: now,
     escrow_amount: 0,
-  });
-  await announce(
+  } satisfies Updateable<SessionTable>;
+  const ended = changedRow(row, changes);
+  return updateSessionWith(
     trx,
-    ended,
-    { type: "session.ended", payload: { end_reason: reason } },
-    // The session id is the message id of its end: whoever publishes it, it counts once.
-    {
-      topic: topics.sessionEnded,
-      value: create(SessionEndedSchema, { session: sessionToProto(ended, now) }),
-      msgId: ended.id,
-    },
-    now,
+    row.id,
+    changes,
+    announcement(
+      trx,
+      ended,
+      { type: "session.ended", payload: { end_reason: reason } },
+      // The session id is the message id of its end: whoever publishes it, it counts once.
+      {
+        topic: topics.sessionEnded,
+        value: create(SessionEndedSchema, { session: sessionToProto(ended, now) }),
+        msgId: ended.id,
+      },
+      now,
+    ),
   );
-  return ended;
 }
 
 /** The minutes of a started session that began before `until` (and were served, unless `vouched`). */

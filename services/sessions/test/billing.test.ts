@@ -244,6 +244,30 @@ describe("durability", () => {
   });
 });
 
+describe("the lifecycle's events", () => {
+  it("carry the session as its start and its stop left it (written by the same statement as the change)", async () => {
+    const spaceId = await space("100");
+    const s = await newSession(h.client, { spaceId });
+    const events: { type: string; session: unknown }[] = [];
+    const subs = [
+      await consumeEvent(h.bus, topics.sessionStarted, `test-${randomUUID()}`, (e) => {
+        if (e.session?.id === s.id) events.push({ type: "started", session: e.session });
+      }),
+      await consumeEvent(h.bus, topics.sessionEnded, `test-${randomUUID()}`, (e) => {
+        if (e.session?.id === s.id) events.push({ type: "ended", session: e.session });
+      }),
+    ];
+    const start = await h.client.startSession({ spaceId, sessionId: s.id });
+    h.clock.advance(30_000);
+    const stop = await h.client.stopSession({ spaceId, sessionId: s.id });
+    await eventually(async () => expect(events.map((e) => e.type)).toEqual(["started", "ended"]));
+    expect(events[0]?.session).toEqual(start.session);
+    expect(events[1]?.session).toEqual(stop.session);
+    expect(stop.session).toMatchObject({ state: SessionState.ENDED, duration: 30 });
+    for (const sub of subs) await sub.unsubscribe();
+  });
+});
+
 describe("two schedulers on one database", () => {
   it("split the due sessions between them: each session is settled once and every minute charged once", async () => {
     const other = harness(t.db, { clock: h.clock });
