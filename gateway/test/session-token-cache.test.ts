@@ -44,12 +44,15 @@ describe("the gateway's memory of verified session tokens", () => {
     now = start;
     checks.mockClear();
   });
+  /** A gateway's verifier that knows `published`, on the test's clock. */
+  const verifierOf = (published: unknown) =>
+    new SessionTokenVerifier({ getSigningKeys: async () => ({ keys: [published] }) } as never, {
+      now: clock,
+    });
 
   it("checks a token's signature once: a start, its keep-alives and its stop present the same one", async () => {
     const k = await signer(clock);
-    const v = new SessionTokenVerifier({ getSigningKeys: async () => ({ keys: [k.published] }) } as never, {
-      now: clock,
-    });
+    const v = verifierOf(k.published);
     const token = await k.sign("session-1", 600);
     for (let i = 0; i < 3; i++) expect((await v.verify(token))?.sessionId).toBe("session-1");
     expect(checks).toHaveBeenCalledTimes(1);
@@ -59,9 +62,7 @@ describe("the gateway's memory of verified session tokens", () => {
 
   it("still judges expiry: a remembered token is refused from its exp second on", async () => {
     const k = await signer(clock);
-    const v = new SessionTokenVerifier({ getSigningKeys: async () => ({ keys: [k.published] }) } as never, {
-      now: clock,
-    });
+    const v = verifierOf(k.published);
     const token = await k.sign("session-1", 60);
     expect(await v.verify(token)).not.toBeNull();
     now += 59_999;
@@ -73,9 +74,7 @@ describe("the gateway's memory of verified session tokens", () => {
 
   it("takes nothing from memory for a token that differs from a remembered one", async () => {
     const k = await signer(clock);
-    const v = new SessionTokenVerifier({ getSigningKeys: async () => ({ keys: [k.published] }) } as never, {
-      now: clock,
-    });
+    const v = verifierOf(k.published);
     const token = await k.sign("session-1", 600);
     expect(await v.verify(token)).not.toBeNull();
     const [header, , signature] = token.split(".");
@@ -102,9 +101,7 @@ describe("the gateway's memory of verified session tokens", () => {
 
   it("leaves a token with a start of validity (nbf) to the full check every time", async () => {
     const k = await signer(clock);
-    const v = new SessionTokenVerifier({ getSigningKeys: async () => ({ keys: [k.published] }) } as never, {
-      now: clock,
-    });
+    const v = verifierOf(k.published);
     const token = await k.sign("session-1", 600, { nbf: Math.floor(start / 1000) });
     expect(await v.verify(token)).not.toBeNull();
     expect(await v.verify(token)).not.toBeNull();
