@@ -185,6 +185,16 @@ export class Dispatcher {
     // Answers the space of an endpoint it disabled, whose cached subscribers are then out of date.
     // failing_since, the other endpoint column written here, is not cached: writing it invalidates nothing.
     const disabledIn = await this.deps.db.transaction().execute(async (trx) => {
+      // The endpoint first, then deliveries (as its deletion's cascade does): disabling it updates all its
+      // pending deliveries, so two attempts recorded at once would otherwise deadlock, each holding its
+      // own delivery. One statement more at most; FOR NO KEY UPDATE, the lock its update takes anyway.
+      const endpoint = await trx
+        .selectFrom("endpoints")
+        .select(["failing_since", "disabled_at", "space_id", "url"])
+        .where("id", "=", d.endpoint_id)
+        .forNoKeyUpdate()
+        .executeTakeFirst();
+      if (!endpoint) return; // deleted meanwhile, with its deliveries: nothing left to record
       await trx
         .insertInto("delivery_attempts")
         .values({
@@ -201,35 +211,42 @@ export class Dispatcher {
           .set({ status: "delivered", delivered_at: now, next_attempt_at: null })
           .where("id", "=", d.id)
           .execute();
-        await trx
-          .updateTable("endpoints")
-          .set({ failing_since: null })
-          .where("id", "=", d.endpoint_id)
-          .execute();
+        if (endpoint.failing_since) {
+          await trx
+            .updateTable("endpoints")
+            .set({ failing_since: null })
+            .where("id", "=", d.endpoint_id)
+            .execute();
+        }
         return;
       }
-      const next = nextAttemptAt(d.attempts, now, d.created_at, settings.WEBHOOKS_RETRY_FOR_MS);
+      // An endpoint disabled meanwhile has failed its pending deliveries, this one too: it stays failed.
+      const next = endpoint.disabled_at
+        ? undefined
+        : nextAttemptAt(d.attempts, now, d.created_at, settings.WEBHOOKS_RETRY_FOR_MS);
       await trx
         .updateTable("deliveries")
         .set(next ? { next_attempt_at: next } : { status: "failed", next_attempt_at: null })
         .where("id", "=", d.id)
         .execute();
-      const endpoint = await trx
-        .updateTable("endpoints")
-        .set({ failing_since: sql`coalesce(failing_since, ${startedAt})` })
-        .where("id", "=", d.endpoint_id)
-        .where("disabled_at", "is", null)
-        .returning(["failing_since", "space_id", "url"])
-        .executeTakeFirst();
-      const failingSince = endpoint?.failing_since;
-      if (!endpoint || !failingSince) return;
-      if (now.getTime() - failingSince.getTime() < settings.WEBHOOKS_DISABLE_AFTER_MS) return;
+      if (endpoint.disabled_at) return;
+      const failingSince = endpoint.failing_since ?? startedAt;
+      if (now.getTime() - failingSince.getTime() < settings.WEBHOOKS_DISABLE_AFTER_MS) {
+        if (!endpoint.failing_since) {
+          await trx
+            .updateTable("endpoints")
+            .set({ failing_since: failingSince })
+            .where("id", "=", d.endpoint_id)
+            .execute();
+        }
+        return;
+      }
       const reason =
         `every delivery failed since ${failingSince.toISOString()} ` +
         `(${Math.round(settings.WEBHOOKS_DISABLE_AFTER_MS / 3_600_000)} h or more); last error: ${error}`;
       await trx
         .updateTable("endpoints")
-        .set({ disabled_at: now, disabled_reason: reason })
+        .set({ failing_since: failingSince, disabled_at: now, disabled_reason: reason })
         .where("id", "=", d.endpoint_id)
         .execute();
       await trx

@@ -340,6 +340,72 @@ describe("delivery", () => {
     expect((await pendingOf(endpointId)).length).toBe(1);
   });
 
+  it("records every attempt of an endpoint's deliveries failing at once, as the endpoint is disabled", async () => {
+    // Every recording transaction is held once it has written its delivery, until all have (or 300 ms
+    // have passed: a recording that waits for a lock another one holds may never get there). Whichever
+    // disables the endpoint then updates its pending deliveries, the others' among them.
+    const compiler = new PostgresQueryCompiler();
+    const held = new WeakSet<object>();
+    const gate = { armed: false, waiting: 0, expected: 0, open: () => {} };
+    let opened = Promise.resolve();
+    const arm = (expected: number) => {
+      let open = () => {};
+      opened = new Promise<void>((r) => (open = r));
+      Object.assign(gate, { armed: true, waiting: 0, expected, open });
+      setTimeout(open, 300).unref();
+    };
+    const db = t.db.withPlugin({
+      transformQuery: ({ node, queryId }) => {
+        const { sql } = compiler.compileQuery(node, queryId);
+        if (gate.armed && /^update \S*"deliveries" set .* where "id" = \$\d+$/.test(sql)) held.add(queryId);
+        return node;
+      },
+      transformResult: async ({ result, queryId }) => {
+        if (held.has(queryId)) {
+          if (++gate.waiting === gate.expected) gate.open();
+          await opened;
+        }
+        return result;
+      },
+    });
+    const c = clock();
+    const { deliver, sent } = recording([503]);
+    const env = { WEBHOOKS_DISABLE_AFTER_MS: "1000" };
+    const { bus, client, app } = await start({ db, deliver, now: c.now, env });
+    const spaceId = randomUUID();
+    const { endpoint } = await client.createEndpoint({
+      spaceId,
+      url: "https://flaky.example.com/",
+      eventTypes: ["session.ended"],
+    });
+    const endpointId = endpoint?.id ?? "";
+    const n = 3; // below the test pool's 4 connections
+    for (let i = 0; i < n; i++) await publishEnded(bus, endedSession(spaceId));
+    await waitFor("the deliveries", async () => (await pendingOf(endpointId)).length === n);
+    expect(await app.dispatcher.runOnce()).toBe(n); // all fail: failing since now
+    c.advance(5_000); // due again, and failing for longer than the endpoint may
+    arm(n);
+    expect(await app.dispatcher.runOnce()).toBe(n); // all fail again, recorded at once: disabled
+    expect(sent).toHaveLength(2 * n);
+
+    expect((await client.getEndpoint({ spaceId, endpointId })).endpoint?.disabledAt).toBeDefined();
+    const deliveries = await pendingOf(endpointId);
+    expect(deliveries.map((d) => [d.status, d.attempts, d.next_attempt_at])).toEqual(
+      Array.from({ length: n }, () => ["failed", 2, null]),
+    );
+    const attempts = await t.db
+      .selectFrom("delivery_attempts")
+      .select(["delivery_id", "response_status"])
+      .where(
+        "delivery_id",
+        "in",
+        deliveries.map((d) => d.id),
+      )
+      .execute();
+    expect(attempts).toHaveLength(2 * n);
+    expect(attempts.every((a) => a.response_status === 503)).toBe(true);
+  });
+
   it("announces a FULL session's transcript once it has settled", async () => {
     const { deliver, sent } = recording();
     const { bus, client, app } = await start({ deliver });
