@@ -15,6 +15,7 @@ export * from "./identity-keys.js";
 export * from "./ids.js";
 export * from "./in-process-clients.js";
 export * from "./invalidated-cache.js";
+export * from "./joined-inserts.js";
 export * from "./log.js";
 export * from "./metrics/index.js";
 export * from "./migrate.js";

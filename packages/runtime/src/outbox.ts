@@ -1,17 +1,8 @@
 import type { Bus } from "@avatar/bus";
 import { type Message, toBinary } from "@bufbuild/protobuf";
-import {
-  type ColumnType,
-  type DeleteQueryBuilder,
-  type Generated,
-  type InsertQueryBuilder,
-  type Kysely,
-  type QueryCreator,
-  sql,
-  type Transaction,
-  type UpdateQueryBuilder,
-} from "kysely";
+import { type ColumnType, type Generated, type Kysely, sql, type Transaction } from "kysely";
 import type { Topic } from "./events.js";
+import type { JoinedInsert } from "./joined-inserts.js";
 import type { Logger } from "./log.js";
 import { outboxDepth } from "./metrics/catalog.js";
 import { sampleInto } from "./metrics/sampled.js";
@@ -57,68 +48,41 @@ const transactionsWithEvents = new WeakSet<object>();
 /** Whether `trx` called enqueueEvent (its owner kicks the publisher after the commit; others need not). */
 export const enqueuedEvents = (trx: Transaction<WithOutbox>): boolean => transactionsWithEvents.has(trx);
 
-/** Another insert made by the statement that writes an event (a CTE of it): one round trip for both. */
-export type InsertAlongside = (
-  db: QueryCreator<WithOutbox>,
-) => InsertQueryBuilder<WithOutbox, WithOutbox, WithOutbox>;
-
 /**
- * A write whose result nobody reads, made as a CTE of another statement (joinWrites): each round trip
- * to Postgres costs more than the write itself.
+ * The outbox row of an event, to be written by one of `trx`'s statements (a JoinedInsert of it), and
+ * `trx` marked as having enqueued an event. Without `trx` (a statement made outside a transaction) the
+ * caller kicks the publisher itself once the statement succeeded.
  */
-export type JoinedWrite = (
-  db: QueryCreator<WithOutbox>,
-) =>
-  | InsertQueryBuilder<WithOutbox, WithOutbox, WithOutbox>
-  | UpdateQueryBuilder<WithOutbox, WithOutbox, WithOutbox, WithOutbox>
-  | DeleteQueryBuilder<WithOutbox, WithOutbox, WithOutbox>;
-
-/**
- * `db` with `writes` as CTEs of whatever statement is built on it. Postgres makes every data-modifying
- * CTE, read or not, on the statement's snapshot: the writes must not touch the rows of each other or of
- * the statement.
- */
-export function joinWrites<DB>(db: QueryCreator<DB>, writes: readonly JoinedWrite[]): QueryCreator<DB> {
-  let joined = db as QueryCreator<WithOutbox>;
-  writes.forEach((write, i) => {
-    joined = joined.with(`joined_${i}`, write);
-  });
-  return joined as QueryCreator<DB>;
-}
-
-/**
- * The outbox row of an event, to be written within `trx` as part of one of its statements (joinWrites);
- * `trx` is marked as having enqueued an event.
- */
-export function outboxWrite<T extends Message>(
-  trx: Transaction<WithOutbox>,
+export function outboxInsert<T extends Message>(
+  trx: Transaction<WithOutbox> | undefined,
   topic: Topic<T>,
   value: T,
   msgId: string,
   at: Date,
-): JoinedWrite {
-  transactionsWithEvents.add(trx);
+): JoinedInsert {
+  if (trx) transactionsWithEvents.add(trx);
   const row = {
     subject: topic.subject,
     payload: Buffer.from(toBinary(topic.schema, value)),
     msg_id: msgId,
     created_at: at,
   };
-  return (db) => db.insertInto("outbox").values(row);
+  return { into: "outbox", rows: [row] };
 }
 
-/** Puts an event in the outbox within `trx`, with `alongside` (e.g. the notice it goes with) in the same statement. */
+/** Puts an event in the outbox within `trx`. */
 export async function enqueueEvent<T extends Message>(
   trx: Transaction<WithOutbox>,
   topic: Topic<T>,
   value: T,
   msgId: string,
   at: Date,
-  alongside?: InsertAlongside,
 ): Promise<void> {
-  const write = outboxWrite(trx, topic, value, msgId, at);
-  const db: QueryCreator<WithOutbox> = alongside ? joinWrites(trx, [alongside]) : trx;
-  await write(db).execute();
+  const { rows } = outboxInsert(trx, topic, value, msgId, at);
+  await (trx as Transaction<OutboxDatabase>)
+    .insertInto("outbox")
+    .values(rows as never)
+    .execute();
 }
 
 export class OutboxPublisher {

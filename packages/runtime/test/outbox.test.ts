@@ -1,7 +1,7 @@
 import type { Bus } from "@avatar/bus";
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
 import { create, fromBinary } from "@bufbuild/protobuf";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDb } from "../src/db.js";
 import { topics } from "../src/events.js";
@@ -102,27 +102,6 @@ describe("OutboxPublisher", () => {
     const bus = { publishDurable: async (_s: string, data: Uint8Array) => void seen.push(data) };
     await new OutboxPublisher(db, bus as unknown as Bus, silentLogger).kick();
     expect(fromBinary(SessionEndedSchema, seen[0] ?? new Uint8Array()).session?.id).toBe("s-7");
-  });
-});
-
-describe("enqueueEvent", () => {
-  it("makes an insert alongside the event in the same statement", async () => {
-    await sql`create table if not exists notices (id text primary key)`.execute(db);
-    await db
-      .transaction()
-      .execute((trx) =>
-        enqueueEvent(
-          trx,
-          topics.sessionEnded,
-          create(SessionEndedSchema),
-          "msg-with-notice",
-          new Date(),
-          (q) => q.insertInto("notices").values({ id: "notice-1" }),
-        ),
-      );
-    expect(await left()).toEqual(["msg-with-notice"]);
-    const notices = await sql<{ id: string }>`select id from notices`.execute(db);
-    expect(notices.rows).toEqual([{ id: "notice-1" }]);
   });
 });
 

@@ -1,12 +1,7 @@
-import { creditsCharged, type JoinedWrite } from "@avatar/runtime";
+import { creditsCharged, type JoinedInsert } from "@avatar/runtime";
 import { type Kysely, type QueryCreator, sql, type Transaction, type Updateable } from "kysely";
-import type {
-  SessionModeValue,
-  SessionRow,
-  SessionSourceValue,
-  SessionsDatabase,
-  SessionTable,
-} from "./schema.js";
+import { type VersionedRow, versionColumn } from "./repository.js";
+import type { SessionModeValue, SessionSourceValue, SessionsDatabase, SessionTable } from "./schema.js";
 
 /**
  * Credits: one balance per space and the append-only ledger it follows. Every change of a balance is
@@ -127,20 +122,38 @@ interface SessionMoney {
 
 /**
  * Holds `amount` for a starting session and records the hold on the session (`changes`): the debit, its
- * ledger row and the session's update in one statement, all or none. Answers the updated session, or
- * undefined (nothing changed) when the balance cannot cover it. The debit locks the space's balance,
- * which every start in the space needs, until the transaction ends: callers make it their last write, so
- * the lock is held for the commit alone rather than for the statements after it.
+ * ledger row and the session's update in one statement, all or none. Answers the updated session with
+ * its new version, or undefined (nothing changed) when the balance cannot cover it, or when `version`
+ * is given and the session is no longer that version (the caller then decides again under the row's
+ * lock). The debit locks the space's balance, which every start in the space needs, until the
+ * transaction ends: callers make it their last write, so the lock is held for the commit alone.
  */
 export async function holdEscrow(
-  trx: Transaction<SessionsDatabase>,
+  db: Db,
   m: SessionMoney,
   changes: Updateable<SessionTable>,
-): Promise<SessionRow | undefined> {
-  return trx
-    .with("debited", (db) => debitQuery(db, m.spaceId, m.amount, m.at))
-    .with("held", (db) =>
-      db
+  version?: string,
+): Promise<VersionedRow | undefined> {
+  // With a version, the debit is made only while the session is that version (its row locked).
+  const base = (
+    version
+      ? db.with("target", (q) =>
+          q
+            .selectFrom("sessions")
+            .select("id")
+            .where("id", "=", m.sessionId)
+            .where(sql<boolean>`xmin = ${version}::xid`)
+            .forUpdate(),
+        )
+      : db
+  ) as QueryCreator<SessionsDatabase>;
+  return base
+    .with("debited", (q) => {
+      const debit = debitQuery(q, m.spaceId, m.amount, m.at);
+      return version ? debit.where(sql<boolean>`exists (select from target)`) : debit;
+    })
+    .with("held", (q) =>
+      q
         .insertInto("ledger")
         .columns([
           "space_id",
@@ -170,6 +183,7 @@ export async function holdEscrow(
     .where("id", "=", m.sessionId)
     .where(sql<boolean>`exists (select from debited)`)
     .returningAll()
+    .returning(versionColumn)
     .executeTakeFirst();
 }
 
@@ -181,13 +195,13 @@ export async function releaseEscrow(trx: Transaction<SessionsDatabase>, m: Sessi
 
 /**
  * The held amount becomes the charge of minute 0, released and charged in one step, balance unchanged:
- * its ledger rows, written by the statement that completes the start (joinWrites).
+ * its ledger rows, written by the statement that completes the start (the caller counts the charge).
  */
-export function settleEscrowAsFirstMinute(m: SessionMoney): JoinedWrite {
-  const rows = [ledgerValues(m, "escrow_release", m.amount, null), ledgerValues(m, "charge", -m.amount, 0)];
-  // Counted as the statement is made: one that rolls back afterwards (rare) leaves the count a little high.
-  creditsCharged.inc(m.amount);
-  return (db) => db.insertInto("ledger").values(rows);
+export function settleEscrowAsFirstMinute(m: SessionMoney): JoinedInsert {
+  return {
+    into: "ledger",
+    rows: [ledgerValues(m, "escrow_release", m.amount, null), ledgerValues(m, "charge", -m.amount, 0)],
+  };
 }
 
 export type ChargeResult = "charged" | "already_charged" | "insufficient";

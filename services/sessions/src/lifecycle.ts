@@ -1,8 +1,9 @@
 import { type SessionConfig, SessionConfigSchema } from "@avatar/contracts/common";
 import { SessionStartedSchema } from "@avatar/contracts/sessions";
-import type { EndReasonName, JoinedWrite, OutboxPublisher } from "@avatar/runtime";
+import type { EndReasonName, JoinedInsert, OutboxPublisher } from "@avatar/runtime";
 import {
   conflict,
+  creditsCharged,
   enqueuedEvents,
   insufficientCredits,
   invalidRequest,
@@ -18,11 +19,14 @@ import type { CreationBatch } from "./created-insert.js";
 import { createSession, type NewSession } from "./creation.js";
 import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
+import { countTransition } from "./metrics.js";
+import type { VersionedRow } from "./repository.js";
 import * as repo from "./repository.js";
 import type { ConnectionStateValue, SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 import type { SessionSettings } from "./settings.js";
-import { issueTicket, newTicket, redeemTicket } from "./tickets.js";
-import { announcement, endSession, offerToOtherWorkers, settle } from "./transitions.js";
+import { issueTicket, type NewTicket, newTicket, redeemTicket } from "./tickets.js";
+import { nextDueStep } from "./timers.js";
+import { announcement, endOf, endSession, endsAlone, offerToOtherWorkers, settle } from "./transitions.js";
 
 type Trx = Transaction<SessionsDatabase>;
 
@@ -151,18 +155,19 @@ export class SessionLifecycle {
    * concurrent starts make one transition.
    */
   async start(spaceId: string, sessionId: string): Promise<StartedSession> {
-    const first = await this.withSession(sessionId, spaceId, async (trx, row, now) => {
-      if (row.state === "ENDED") throw sessionEnded();
-      if (row.state === "STARTED") return this.answerStart(trx, row, now);
-      if (row.credit_rate > 0 && row.escrow_amount === 0) {
-        const money = { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
-        // Last: the hold locks the space's balance until the commit.
-        const held = await holdEscrow(trx, money, { escrow_amount: row.credit_rate, updated_at: now });
-        if (!held) throw insufficientCredits();
-        return held;
-      }
-      return row;
-    });
+    const first =
+      (await this.unlocked(sessionId, spaceId, (row, now) => this.holdUnlocked(row, now))) ??
+      (await this.withSession(sessionId, spaceId, async (trx, row, now) => {
+        if (row.state === "ENDED") throw sessionEnded();
+        if (row.state === "STARTED") return this.answerStart(trx, row, now);
+        if (row.credit_rate > 0 && row.escrow_amount === 0) {
+          // Last: the hold locks the space's balance until the commit.
+          const held = await holdEscrow(trx, this.money(row, now), this.holdChanges(row, now));
+          if (!held) throw insufficientCredits();
+          return held;
+        }
+        return row;
+      }));
     if ("ticket" in first) return first;
 
     let prepared: StartPreparation | undefined;
@@ -184,67 +189,130 @@ export class SessionLifecycle {
       }
     }
 
+    // The row the first step left, unless something changed it since (then under the row's lock).
+    const quick =
+      "version" in first ? await this.completeUnlocked(first as VersionedRow, prepared) : undefined;
+    if (quick) return quick;
     return this.withSession(sessionId, spaceId, async (trx, row, now) => {
       if (row.state === "ENDED") throw sessionEnded();
       if (row.state === "STARTED") return this.answerStart(trx, row, now);
-      const money = { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
-      const writes: JoinedWrite[] = [];
+      const inserts: JoinedInsert[] = [];
       if (row.escrow_amount > 0) {
-        writes.push(settleEscrowAsFirstMinute({ ...money, amount: row.escrow_amount }));
+        inserts.push(settleEscrowAsFirstMinute({ ...this.money(row, now), amount: row.escrow_amount }));
       } else if (row.credit_rate > 0) {
         // A concurrent start that failed released the escrow in between: pay minute 0 directly.
-        if ((await chargeMinute(trx, { ...money, minuteIndex: 0 })) === "insufficient") {
+        if ((await chargeMinute(trx, { ...this.money(row, now), minuteIndex: 0 })) === "insufficient") {
           throw insufficientCredits();
         }
       }
-      const s = this.settings;
-      const lengthMs = row.is_sandbox
-        ? Math.min(row.max_session_duration * 1000, s.SESSION_SANDBOX_MAX_DURATION_MS)
-        : row.max_session_duration * 1000;
-      const changes = {
-        state: "STARTED",
-        started_at: now,
-        updated_at: now,
-        last_activity_at: now,
-        escrow_amount: 0,
-        credits_consumed: row.credit_rate,
-        charged_minutes: row.credit_rate > 0 ? 1 : 0,
-        start_deadline_at: null,
-        idle_deadline_at: new Date(now.getTime() + s.SESSION_IDLE_TIMEOUT_MS),
-        max_end_at: new Date(now.getTime() + lengthMs),
-        next_charge_at: row.credit_rate > 0 ? new Date(now.getTime() + s.SESSION_MINUTE_MS) : null,
-        worker_id: prepared?.workerId ?? null,
-        worker_epoch: prepared?.workerId ? 1 : 0,
-        worker_seen_at: prepared?.workerId ? now : null,
-        worker_deadline_at: prepared?.workerId
-          ? new Date(now.getTime() + s.PIPELINE_WORKER_TIMEOUT_MS)
-          : null,
-      } satisfies Updateable<SessionTable>;
-      const announced = repo.changedRow(row, changes);
-      const ticket = newTicket(row.id, now, s.SESSION_CONNECT_TICKET_TTL_MS);
-      // The minute's ledger rows, the notice, the event and the ticket go with the update: one statement.
-      writes.push(
-        ...announcement(
-          trx,
-          announced,
-          { type: "session.started", payload: {} },
-          {
-            topic: topics.sessionStarted,
-            value: create(SessionStartedSchema, { session: sessionToProto(announced, now) }),
-            msgId: `${row.id}.started`,
-          },
-          now,
-        ),
-        ticket.write,
-      );
-      const started = await repo.updateSessionWith(trx, row.id, changes, writes);
-      return {
-        session: started,
-        config: readConfig(started),
-        ticket: ticket.ticket,
-        ticketExpiresAt: ticket.expiresAt,
-      };
+      const completion = this.completion(trx, row, prepared, now);
+      const started = await repo.updateSessionWith(trx, row.id, completion.changes, [
+        ...inserts,
+        ...completion.inserts,
+      ]);
+      return this.completed(started, row.escrow_amount, completion.ticket);
     });
+  }
+
+  private money(row: SessionRow, now: Date) {
+    return { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
+  }
+
+  private holdChanges(row: SessionRow, now: Date) {
+    return { escrow_amount: row.credit_rate, updated_at: now } satisfies Updateable<SessionTable>;
+  }
+
+  /** The first step of a start as one statement: the hold, or the row as it is when none is needed. */
+  private holdUnlocked(row: VersionedRow, now: Date) {
+    if (row.state !== "CREATED") return undefined;
+    if (!(row.credit_rate > 0 && row.escrow_amount === 0)) return async () => row;
+    // Undefined when the balance cannot cover it too: the locked path says so (402).
+    return () => holdEscrow(this.deps.db, this.money(row, now), this.holdChanges(row, now), row.version);
+  }
+
+  /** The second step of a start as one statement, on the row the first step left (undefined if it cannot). */
+  private async completeUnlocked(
+    row: VersionedRow,
+    prepared: StartPreparation | undefined,
+  ): Promise<StartedSession | undefined> {
+    const now = this.deps.now();
+    if (row.state !== "CREATED" || nextDueStep(row, now, this.due())) return undefined;
+    // Minute 0 is the escrow held, or free: anything else is paid under the lock.
+    if (row.escrow_amount === 0 && row.credit_rate > 0) return undefined;
+    const completion = this.completion(undefined, row, prepared, now);
+    const settlement =
+      row.escrow_amount > 0
+        ? [settleEscrowAsFirstMinute({ ...this.money(row, now), amount: row.escrow_amount })]
+        : [];
+    const started = await repo.updateIfVersion(this.deps.db, row, completion.changes, [
+      ...settlement,
+      ...completion.inserts,
+    ]);
+    if (!started) return undefined;
+    void this.deps.outbox.kick();
+    return this.completed(started, row.escrow_amount, completion.ticket);
+  }
+
+  /**
+   * CREATED -> STARTED: the row's changes and the rows written with them (the notice, the event and the
+   * connect ticket), minute 0 being paid by the caller.
+   */
+  private completion(
+    trx: Trx | undefined,
+    row: SessionRow,
+    prepared: StartPreparation | undefined,
+    now: Date,
+  ) {
+    const s = this.settings;
+    const lengthMs = row.is_sandbox
+      ? Math.min(row.max_session_duration * 1000, s.SESSION_SANDBOX_MAX_DURATION_MS)
+      : row.max_session_duration * 1000;
+    const changes = {
+      state: "STARTED",
+      started_at: now,
+      updated_at: now,
+      last_activity_at: now,
+      escrow_amount: 0,
+      credits_consumed: row.credit_rate,
+      charged_minutes: row.credit_rate > 0 ? 1 : 0,
+      start_deadline_at: null,
+      idle_deadline_at: new Date(now.getTime() + s.SESSION_IDLE_TIMEOUT_MS),
+      max_end_at: new Date(now.getTime() + lengthMs),
+      next_charge_at: row.credit_rate > 0 ? new Date(now.getTime() + s.SESSION_MINUTE_MS) : null,
+      worker_id: prepared?.workerId ?? null,
+      worker_epoch: prepared?.workerId ? 1 : 0,
+      worker_seen_at: prepared?.workerId ? now : null,
+      worker_deadline_at: prepared?.workerId ? new Date(now.getTime() + s.PIPELINE_WORKER_TIMEOUT_MS) : null,
+    } satisfies Updateable<SessionTable>;
+    const announced = repo.changedRow(row, changes);
+    const ticket = newTicket(row.id, now, s.SESSION_CONNECT_TICKET_TTL_MS);
+    const inserts = [
+      ...announcement(
+        trx,
+        announced,
+        { type: "session.started", payload: {} },
+        {
+          topic: topics.sessionStarted,
+          value: create(SessionStartedSchema, { session: sessionToProto(announced, now) }),
+          msgId: `${row.id}.started`,
+        },
+        now,
+      ),
+      ticket.insert,
+    ];
+    return { changes, inserts, ticket };
+  }
+
+  /** A start made: counted, and answered with its ticket. */
+  private completed(started: SessionRow, escrowSettled: number, ticket: NewTicket): StartedSession {
+    if (escrowSettled > 0) creditsCharged.inc(escrowSettled);
+    countTransition(started, "session.started");
+    return {
+      session: started,
+      config: readConfig(started),
+      ticket: ticket.ticket,
+      ticketExpiresAt: ticket.expiresAt,
+    };
   }
 
   private async answerStart(trx: Trx, row: SessionRow, now: Date): Promise<StartedSession> {
@@ -258,10 +326,51 @@ export class SessionLifecycle {
   }
 
   /** Ends the session (USER_CLOSED unless told otherwise); an ended session is answered as it ended. */
-  stop(spaceId: string | undefined, sessionId: string, reason: EndReasonName = "USER_CLOSED") {
-    return this.withSession(sessionId, spaceId, async (trx, row, now) =>
-      row.state === "ENDED" ? row : this.endNow(trx, row, reason, now, now),
+  async stop(spaceId: string | undefined, sessionId: string, reason: EndReasonName = "USER_CLOSED") {
+    const quick = await this.unlocked(sessionId, spaceId, (row, now) => {
+      if (row.state === "ENDED") return async () => row;
+      // Served up to now (its worker is not lost), nothing to charge or give back: the end alone.
+      if (row.takeover_deadline_at !== null || !endsAlone(row, now)) return undefined;
+      return async (db) => {
+        const end = endOf(undefined, row, reason, now, now);
+        const ended = await repo.updateIfVersion(db, row, end.changes, end.inserts);
+        if (ended) {
+          countTransition(ended, "session.ended");
+          void this.deps.outbox.kick();
+        }
+        return ended;
+      };
+    });
+    return (
+      quick ??
+      this.withSession(sessionId, spaceId, async (trx, row, now) =>
+        row.state === "ENDED" ? row : this.endNow(trx, row, reason, now, now),
+      )
     );
+  }
+
+  /**
+   * The common case of an operation as one statement, without a transaction or a lock. The row is read
+   * with its version; when nothing is due on it, `plan` may answer how to do the operation on that
+   * version: one statement made on condition that the row is still that version (repository's
+   * updateIfVersion), answering undefined when it was not. Undefined from here (no such row, another
+   * space's, something due, no plan, or the row changed since it was read) sends the caller to the
+   * locked path, which decides again.
+   */
+  private async unlocked<T>(
+    sessionId: string,
+    spaceId: string | undefined,
+    plan: (
+      row: VersionedRow,
+      now: Date,
+    ) => ((db: Kysely<SessionsDatabase>) => Promise<T | undefined>) | undefined,
+  ): Promise<T | undefined> {
+    if (!isUuid(sessionId) || (spaceId !== undefined && !isUuid(spaceId))) return undefined;
+    const row = await repo.findVersioned(this.deps.db, sessionId);
+    if (!row || (spaceId !== undefined && row.space_id !== spaceId.toLowerCase())) return undefined;
+    const now = this.deps.now();
+    if (nextDueStep(row, now, this.due())) return undefined;
+    return plan(row, now)?.(this.deps.db);
   }
 
   /**

@@ -1,5 +1,5 @@
-import { type JoinedWrite, joinWrites } from "@avatar/runtime";
-import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
+import { type JoinedInsert, joinInserts, joinInsertsIf } from "@avatar/runtime";
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from "kysely";
 import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 
 /** Plain data access for session records; every function takes the db (or a transaction). */
@@ -63,19 +63,55 @@ export async function updateSession(
     .executeTakeFirstOrThrow();
 }
 
-/** As updateSession, with `writes` (the change's notice and event) made by the same statement. */
+/** As updateSession, with `inserts` (the change's notice and event) made by the same statement. */
 export async function updateSessionWith(
   trx: Transaction<SessionsDatabase>,
   id: string,
   changes: Updateable<SessionTable>,
-  writes: readonly JoinedWrite[],
+  inserts: readonly JoinedInsert[],
 ): Promise<SessionRow> {
-  return joinWrites<SessionsDatabase>(trx, writes)
+  return joinInserts<SessionsDatabase>(trx, inserts)
     .updateTable("sessions")
     .set(changes)
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * A session row with its version: Postgres's `xmin`, the transaction that wrote this version of the
+ * row, which changes with every update. A change made on condition that the row is still the version
+ * read needs no lock and no transaction (updateIfVersion).
+ */
+export type VersionedRow = SessionRow & { version: string };
+
+export const versionColumn = sql<string>`xmin::text`.as("version");
+
+export function findVersioned(db: Db, id: string): Promise<VersionedRow | undefined> {
+  return db.selectFrom("sessions").selectAll().select(versionColumn).where("id", "=", id).executeTakeFirst();
+}
+
+/**
+ * Updates the session only if it is still `row.version`, with `inserts` made by the same statement only
+ * then: one statement, atomic without a transaction. Answers the updated row with its new version, or
+ * undefined when the row had changed (nothing was written).
+ */
+export function updateIfVersion(
+  db: Kysely<SessionsDatabase>,
+  row: VersionedRow,
+  changes: Updateable<SessionTable>,
+  inserts: readonly JoinedInsert[],
+): Promise<VersionedRow | undefined> {
+  const changed = db.with("changed", (q) =>
+    q
+      .updateTable("sessions")
+      .set(changes)
+      .where("id", "=", row.id)
+      .where(sql<boolean>`xmin = ${row.version}::xid`)
+      .returningAll()
+      .returning(versionColumn),
+  );
+  return joinInsertsIf(changed, "changed", inserts).selectFrom("changed").selectAll().executeTakeFirst();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { JoinedWrite } from "@avatar/runtime";
+import type { JoinedInsert } from "@avatar/runtime";
 import type { Kysely, Transaction } from "kysely";
 import type { SessionsDatabase } from "./schema.js";
 
@@ -13,16 +13,16 @@ const hashOf = (ticket: string) => createHash("sha256").update(ticket).digest("h
 export interface NewTicket {
   ticket: string;
   expiresAt: Date;
-  /** Stores the ticket's hash: a write for the statement of the start it answers (joinWrites). */
-  write: JoinedWrite;
+  /** The row of the ticket's hash, written by the statement of the start it answers. */
+  insert: JoinedInsert;
 }
 
-/** A fresh ticket for the session, stored by whichever statement makes `write`. */
+/** A fresh ticket for the session, stored by whichever statement makes `insert`. */
 export function newTicket(sessionId: string, now: Date, ttlMs: number): NewTicket {
   const ticket = randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + ttlMs);
   const row = { ticket_hash: hashOf(ticket), session_id: sessionId, created_at: now, expires_at: expiresAt };
-  return { ticket, expiresAt, write: (db) => db.insertInto("connect_tickets").values(row) };
+  return { ticket, expiresAt, insert: { into: "connect_tickets", rows: [row] } };
 }
 
 /** A fresh ticket for the session, stored by a statement of its own. */
@@ -32,8 +32,11 @@ export async function issueTicket(
   now: Date,
   ttlMs: number,
 ): Promise<{ ticket: string; expiresAt: Date }> {
-  const { ticket, expiresAt, write } = newTicket(sessionId, now, ttlMs);
-  await write(trx).execute();
+  const { ticket, expiresAt } = newTicket(sessionId, now, ttlMs);
+  await trx
+    .insertInto("connect_tickets")
+    .values({ ticket_hash: hashOf(ticket), session_id: sessionId, created_at: now, expires_at: expiresAt })
+    .execute();
   return { ticket, expiresAt };
 }
 

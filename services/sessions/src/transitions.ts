@@ -1,6 +1,6 @@
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
-import type { EndReasonName, JoinedWrite } from "@avatar/runtime";
-import { outboxWrite, type Topic, topics } from "@avatar/runtime";
+import type { EndReasonName, JoinedInsert } from "@avatar/runtime";
+import { outboxInsert, type Topic, topics } from "@avatar/runtime";
 import { create, type Message } from "@bufbuild/protobuf";
 import type { Transaction, Updateable } from "kysely";
 import { chargeMinute, releaseEscrow } from "./ledger.js";
@@ -31,23 +31,22 @@ const noTimers = {
 } satisfies Updateable<SessionTable>;
 
 /**
- * The writes that record a lifecycle notice among the session's events and put its bus event in the
- * outbox, made by the statement of the change they announce (updateSessionWith). `row` is the session
- * as that change leaves it.
+ * The rows that record a lifecycle notice among the session's events and put its bus event in the
+ * outbox, written by the statement of the change they announce (updateSessionWith, updateIfVersion).
+ * `row` is the session as that change leaves it; `trx`, when the statement is one of a transaction's.
+ * The caller counts the transition once the statement is made (countTransition).
  */
 export function announcement<T extends Message>(
-  trx: Trx,
+  trx: Trx | undefined,
   row: SessionRow,
   notice: { type: string; payload: Record<string, unknown> },
   event: { topic: Topic<T>; value: T; msgId: string },
   now: Date,
-): JoinedWrite[] {
+): JoinedInsert[] {
   const stored = sessionEventRow(row.id, { type: notice.type, payload: notice.payload, createdAt: now });
-  // Counted as the statement is made: one that rolls back afterwards (rare) leaves the count a little high.
-  countTransition(row, notice.type);
   return [
-    (db) => db.insertInto("session_events").values(stored),
-    outboxWrite(trx, event.topic, event.value, event.msgId, now),
+    { into: "session_events", rows: [stored] },
+    outboxInsert(trx, event.topic, event.value, event.msgId, now),
   ];
 }
 
@@ -86,6 +85,17 @@ async function markEnded(
       at: now,
     });
   }
+  const end = endOf(trx, row, reason, at, now);
+  const ended = await updateSessionWith(trx, row.id, end.changes, end.inserts);
+  countTransition(ended, "session.ended");
+  return ended;
+}
+
+/**
+ * The end of a session at `at` for `reason`, once its minutes are charged and no escrow is left: the
+ * row's changes and the rows written with them (its notice and event).
+ */
+export function endOf(trx: Trx | undefined, row: SessionRow, reason: EndReasonName, at: Date, now: Date) {
   const changes = {
     ...noTimers,
     state: "ENDED",
@@ -95,23 +105,25 @@ async function markEnded(
     escrow_amount: 0,
   } satisfies Updateable<SessionTable>;
   const ended = changedRow(row, changes);
-  return updateSessionWith(
+  const inserts = announcement(
     trx,
-    row.id,
-    changes,
-    announcement(
-      trx,
-      ended,
-      { type: "session.ended", payload: { end_reason: reason } },
-      // The session id is the message id of its end: whoever publishes it, it counts once.
-      {
-        topic: topics.sessionEnded,
-        value: create(SessionEndedSchema, { session: sessionToProto(ended, now) }),
-        msgId: ended.id,
-      },
-      now,
-    ),
+    ended,
+    { type: "session.ended", payload: { end_reason: reason } },
+    // The session id is the message id of its end: whoever publishes it, it counts once.
+    {
+      topic: topics.sessionEnded,
+      value: create(SessionEndedSchema, { session: sessionToProto(ended, now) }),
+      msgId: ended.id,
+    },
+    now,
   );
+  return { changes, inserts };
+}
+
+/** Whether ending the session at `at` writes only the end itself: no minute to charge, no escrow. */
+export function endsAlone(row: SessionRow, at: Date): boolean {
+  const minuteBegun = row.state === "STARTED" && row.next_charge_at && row.next_charge_at < at;
+  return row.escrow_amount === 0 && !minuteBegun;
 }
 
 /** The minutes of a started session that began before `until` (and were served, unless `vouched`). */

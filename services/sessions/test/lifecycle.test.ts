@@ -251,6 +251,31 @@ describe("start", () => {
     expect((await h.client.getCredits({ spaceId })).creditsLeft).toBe("10");
   });
 
+  it("does not start a session stopped between its two steps (the second step sees the change)", async () => {
+    let stopping: Promise<unknown> | undefined;
+    const racing = harness(t.db, {
+      clock: h.clock,
+      // The user stops the session while its worker is being found.
+      beforeStartCompletes: async (row) => {
+        stopping = h.client.stopSession({ spaceId: row.space_id, sessionId: row.id });
+        await stopping;
+        return {};
+      },
+    });
+    const spaceId = await space("10");
+    const s = await newSession(racing.client, { spaceId });
+    const err = await failure(racing.client.startSession({ spaceId, sessionId: s.id }));
+    expect(errorDetailOf(err)?.reason).toBe("SESSION_ENDED");
+    expect((await h.client.getSession({ spaceId, sessionId: s.id })).session?.state).toBe(SessionState.ENDED);
+    expect(await ledgerOf(t.db, spaceId, s.id)).toEqual([
+      ["escrow", -2, null],
+      ["escrow_release", 2, null],
+    ]);
+    const events = await h.client.listSessionEvents({ spaceId, sessionId: s.id });
+    expect(events.events.map((e) => e.type)).toEqual(["session.created", "session.ended"]);
+    expect((await h.client.getCredits({ spaceId })).creditsLeft).toBe("10");
+  });
+
   it("refuses an ended session with 409 (FailedPrecondition)", async () => {
     const spaceId = await space();
     const s = await ended(spaceId);
@@ -289,6 +314,24 @@ describe("start", () => {
 });
 
 describe("stop", () => {
+  it("makes one end out of concurrent stops, each answered with the ended session", async () => {
+    const spaceId = await space("10");
+    const s = await started(spaceId);
+    h.clock.advance(20_000);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => h.client.stopSession({ spaceId, sessionId: s.id })),
+    );
+    expect(new Set(answers.map((a) => a.session?.state))).toEqual(new Set([SessionState.ENDED]));
+    expect(new Set(answers.map((a) => a.session?.duration))).toEqual(new Set([20]));
+    const events = await h.client.listSessionEvents({ spaceId, sessionId: s.id });
+    expect(events.events.map((e) => e.type)).toEqual(["session.created", "session.started", "session.ended"]);
+    expect(await ledgerOf(t.db, spaceId, s.id)).toEqual([
+      ["escrow", -2, null],
+      ["escrow_release", 2, null],
+      ["charge", -2, 0],
+    ]);
+  });
+
   it("ends a CREATED session (USER_CLOSED by default) without charging", async () => {
     const spaceId = await space();
     const s = await newSession(h.client, { spaceId });
