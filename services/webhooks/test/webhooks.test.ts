@@ -138,6 +138,26 @@ async function publishEnded(bus: Bus, session: ReturnType<typeof endedSession>, 
 const pendingOf = async (endpointId: string) =>
   t.db.selectFrom("deliveries").selectAll().where("endpoint_id", "=", endpointId).execute();
 
+/** An endpoint of the space for session.ended at `url`. */
+const endedEndpoint = (client: Awaited<ReturnType<typeof start>>["client"], spaceId: string, url: string) =>
+  client.createEndpoint({ spaceId, url, eventTypes: ["session.ended"] });
+
+/**
+ * A fresh space with an endpoint for session.ended at `url`, and one such event published and turned
+ * into its pending delivery.
+ */
+async function deliveryOfOneEvent(
+  bus: Bus,
+  client: Awaited<ReturnType<typeof start>>["client"],
+  url: string,
+) {
+  const spaceId = randomUUID();
+  const { endpoint } = await endedEndpoint(client, spaceId, url);
+  await publishEnded(bus, endedSession(spaceId));
+  await waitFor("the delivery", async () => (await pendingOf(endpoint?.id ?? "")).length === 1);
+  return { spaceId, endpoint };
+}
+
 /** Standard Webhooks verification written from the specification with WebCrypto: not the service's code. */
 async function independentlyVerified(secret: string, headers: Record<string, string>, body: string) {
   const key = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
@@ -212,16 +232,8 @@ describe("delivery", () => {
     const { deliver, sent } = recording();
     const { bus, client, app } = await start({ deliver });
     const spaceId = randomUUID();
-    const a = await client.createEndpoint({
-      spaceId,
-      url: "https://a.example.com/",
-      eventTypes: ["session.ended"],
-    });
-    const b = await client.createEndpoint({
-      spaceId,
-      url: "https://b.example.com/",
-      eventTypes: ["session.ended"],
-    });
+    const a = await endedEndpoint(client, spaceId, "https://a.example.com/");
+    const b = await endedEndpoint(client, spaceId, "https://b.example.com/");
     const session = endedSession(spaceId, { endReason: SessionEndReason.IDLE_TIMEOUT });
     // The same event twice (a redelivery with another bus message id): one delivery per endpoint.
     await publishEnded(bus, session);
@@ -270,14 +282,7 @@ describe("delivery", () => {
     const c = clock();
     const { deliver, sent } = recording([500, 200]);
     const { bus, client, app } = await start({ deliver, now: c.now });
-    const spaceId = randomUUID();
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "https://r.example.com/",
-      eventTypes: ["session.ended"],
-    });
-    await publishEnded(bus, endedSession(spaceId));
-    await waitFor("delivery", async () => (await pendingOf(endpoint?.id ?? "")).length === 1);
+    const { spaceId, endpoint } = await deliveryOfOneEvent(bus, client, "https://r.example.com/");
     await app.dispatcher.runOnce();
     expect(sent).toHaveLength(1);
     await app.dispatcher.runOnce();
@@ -307,11 +312,7 @@ describe("delivery", () => {
     const { deliver, sent } = recording([503]);
     const { bus, client, app } = await start({ deliver, now: c.now });
     const spaceId = randomUUID();
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "https://down.example.com/",
-      eventTypes: ["session.ended"],
-    });
+    const { endpoint } = await endedEndpoint(client, spaceId, "https://down.example.com/");
     const endpointId = endpoint?.id ?? "";
     await publishEnded(bus, endedSession(spaceId));
     await waitFor("delivery", async () => (await pendingOf(endpointId)).length === 1);
@@ -373,11 +374,7 @@ describe("delivery", () => {
     const env = { WEBHOOKS_DISABLE_AFTER_MS: "1000" };
     const { bus, client, app } = await start({ db, deliver, now: c.now, env });
     const spaceId = randomUUID();
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "https://flaky.example.com/",
-      eventTypes: ["session.ended"],
-    });
+    const { endpoint } = await endedEndpoint(client, spaceId, "https://flaky.example.com/");
     const endpointId = endpoint?.id ?? "";
     const n = 3; // below the test pool's 4 connections
     for (let i = 0; i < n; i++) await publishEnded(bus, endedSession(spaceId));
@@ -462,14 +459,7 @@ describe("cached endpoints", () => {
    * in order, and a marker event published now has reached its own endpoint.
    */
   async function handled(bus: Bus, client: Awaited<ReturnType<typeof start>>["client"]) {
-    const spaceId = randomUUID();
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "https://marker.example.com/",
-      eventTypes: ["session.ended"],
-    });
-    await publishEnded(bus, endedSession(spaceId));
-    await waitFor("the marker event", async () => (await pendingOf(endpoint?.id ?? "")).length === 1);
+    await deliveryOfOneEvent(bus, client, "https://marker.example.com/");
   }
 
   it("loads a space without endpoints once: the next events make no query", async () => {
@@ -490,11 +480,7 @@ describe("cached endpoints", () => {
     await publishEnded(bus, endedSession(spaceId));
     await handled(bus, client);
     expect(loadsOf(spaceId)).toBe(1); // cached: nobody listens
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "https://new.example.com/",
-      eventTypes: ["session.ended"],
-    });
+    const { endpoint } = await endedEndpoint(client, spaceId, "https://new.example.com/");
     await publishEnded(bus, endedSession(spaceId));
     await handled(bus, client);
     expect(await pendingOf(endpoint?.id ?? "")).toHaveLength(1);
@@ -504,11 +490,7 @@ describe("cached endpoints", () => {
     const { db, loadsOf } = countingLoads();
     const { bus, client } = await start({ db, now: clock().now });
     const spaceId = randomUUID();
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "https://gone.example.com/",
-      eventTypes: ["session.ended"],
-    });
+    const { endpoint } = await endedEndpoint(client, spaceId, "https://gone.example.com/");
     await publishEnded(bus, endedSession(spaceId));
     await handled(bus, client);
     expect(await pendingOf(endpoint?.id ?? "")).toHaveLength(1);
@@ -528,11 +510,7 @@ describe("cached endpoints", () => {
     const env = { WEBHOOKS_DISABLE_AFTER_MS: "1000", WEBHOOKS_RETRY_FOR_MS: "1000" };
     const { bus, client, app } = await start({ deliver, now: c.now, env });
     const spaceId = randomUUID();
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "https://down.example.com/",
-      eventTypes: ["session.ended"],
-    });
+    const { endpoint } = await endedEndpoint(client, spaceId, "https://down.example.com/");
     const endpointId = endpoint?.id ?? "";
     await publishEnded(bus, endedSession(spaceId)); // caches the endpoint as enabled
     await handled(bus, client);
@@ -723,14 +701,7 @@ describe("egress", () => {
 
   it("records a refused target as a failed attempt naming why", async () => {
     const { bus, client, app } = await start();
-    const spaceId = randomUUID();
-    const { endpoint } = await client.createEndpoint({
-      spaceId,
-      url: "http://10.0.0.1/hook",
-      eventTypes: ["session.ended"],
-    });
-    await publishEnded(bus, endedSession(spaceId));
-    await waitFor("delivery", async () => (await pendingOf(endpoint?.id ?? "")).length === 1);
+    const { spaceId, endpoint } = await deliveryOfOneEvent(bus, client, "http://10.0.0.1/hook");
     await app.dispatcher.runOnce();
     const log = await client.listDeliveries({ spaceId, endpointId: endpoint?.id ?? "" });
     expect(log.deliveries[0]?.attempts[0]?.error).toContain("not a public address");
