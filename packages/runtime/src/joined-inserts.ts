@@ -13,6 +13,14 @@ export interface JoinedInsert {
 // biome-ignore lint/suspicious/noExplicitAny: the tables are named at run time; each caller's rows are typed where made
 type AnyDb = QueryCreator<any>;
 
+/** Makes `insert` as a statement of its own (when there is no other statement to join). */
+export async function runInsert<DB>(db: QueryCreator<DB>, insert: JoinedInsert): Promise<void> {
+  await (db as AnyDb)
+    .insertInto(insert.into)
+    .values([...insert.rows])
+    .execute();
+}
+
 /**
  * `db` with `inserts` as CTEs of whatever statement is built on it. Postgres makes every data-modifying
  * CTE, read or not, on the statement's snapshot: the inserts must not touch the rows of the statement.

@@ -2,7 +2,7 @@ import type { Bus } from "@avatar/bus";
 import { type Message, toBinary } from "@bufbuild/protobuf";
 import { type ColumnType, type Generated, type Kysely, sql, type Transaction } from "kysely";
 import type { Topic } from "./events.js";
-import type { JoinedInsert } from "./joined-inserts.js";
+import { type JoinedInsert, runInsert } from "./joined-inserts.js";
 import type { Logger } from "./log.js";
 import { outboxDepth } from "./metrics/catalog.js";
 import { sampleInto } from "./metrics/sampled.js";
@@ -78,11 +78,7 @@ export async function enqueueEvent<T extends Message>(
   msgId: string,
   at: Date,
 ): Promise<void> {
-  const { rows } = outboxInsert(trx, topic, value, msgId, at);
-  await (trx as Transaction<OutboxDatabase>)
-    .insertInto("outbox")
-    .values(rows as never)
-    .execute();
+  await runInsert(trx, outboxInsert(trx, topic, value, msgId, at));
 }
 
 export class OutboxPublisher {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { JoinedInsert } from "@avatar/runtime";
+import { type JoinedInsert, runInsert } from "@avatar/runtime";
 import type { Kysely, Transaction } from "kysely";
 import type { SessionsDatabase } from "./schema.js";
 
@@ -32,11 +32,8 @@ export async function issueTicket(
   now: Date,
   ttlMs: number,
 ): Promise<{ ticket: string; expiresAt: Date }> {
-  const { ticket, expiresAt } = newTicket(sessionId, now, ttlMs);
-  await trx
-    .insertInto("connect_tickets")
-    .values({ ticket_hash: hashOf(ticket), session_id: sessionId, created_at: now, expires_at: expiresAt })
-    .execute();
+  const { ticket, expiresAt, insert } = newTicket(sessionId, now, ttlMs);
+  await runInsert<SessionsDatabase>(trx, insert);
   return { ticket, expiresAt };
 }
 
