@@ -1,6 +1,6 @@
 import { type SessionConfig, SessionConfigSchema } from "@avatar/contracts/common";
 import { SessionStartedSchema } from "@avatar/contracts/sessions";
-import type { EndReasonName, JoinedInsert, OutboxPublisher } from "@avatar/runtime";
+import type { EndReasonName, OutboxPublisher } from "@avatar/runtime";
 import {
   conflict,
   creditsCharged,
@@ -196,20 +196,14 @@ export class SessionLifecycle {
     return this.withSession(sessionId, spaceId, async (trx, row, now) => {
       if (row.state === "ENDED") throw sessionEnded();
       if (row.state === "STARTED") return this.answerStart(trx, row, now);
-      const inserts: JoinedInsert[] = [];
-      if (row.escrow_amount > 0) {
-        inserts.push(settleEscrowAsFirstMinute({ ...this.money(row, now), amount: row.escrow_amount }));
-      } else if (row.credit_rate > 0) {
+      if (row.escrow_amount === 0 && row.credit_rate > 0) {
         // A concurrent start that failed released the escrow in between: pay minute 0 directly.
         if ((await chargeMinute(trx, { ...this.money(row, now), minuteIndex: 0 })) === "insufficient") {
           throw insufficientCredits();
         }
       }
       const completion = this.completion(trx, row, prepared, now);
-      const started = await repo.updateSessionWith(trx, row.id, completion.changes, [
-        ...inserts,
-        ...completion.inserts,
-      ]);
+      const started = await repo.updateSessionWith(trx, row.id, completion.changes, completion.inserts);
       return this.completed(started, row.escrow_amount, completion.ticket);
     });
   }
@@ -240,22 +234,16 @@ export class SessionLifecycle {
     // Minute 0 is the escrow held, or free: anything else is paid under the lock.
     if (row.escrow_amount === 0 && row.credit_rate > 0) return undefined;
     const completion = this.completion(undefined, row, prepared, now);
-    const settlement =
-      row.escrow_amount > 0
-        ? [settleEscrowAsFirstMinute({ ...this.money(row, now), amount: row.escrow_amount })]
-        : [];
-    const started = await repo.updateIfVersion(this.deps.db, row, completion.changes, [
-      ...settlement,
-      ...completion.inserts,
-    ]);
+    const started = await repo.updateIfVersion(this.deps.db, row, completion.changes, completion.inserts);
     if (!started) return undefined;
     void this.deps.outbox.kick();
     return this.completed(started, row.escrow_amount, completion.ticket);
   }
 
   /**
-   * CREATED -> STARTED: the row's changes and the rows written with them (the notice, the event and the
-   * connect ticket), minute 0 being paid by the caller.
+   * CREATED -> STARTED: the row's changes and the rows written with them: the escrow held turned into
+   * minute 0's charge (when one is held; otherwise minute 0 is free or the caller paid it), the notice,
+   * the event and the connect ticket.
    */
   private completion(
     trx: Trx | undefined,
@@ -286,7 +274,12 @@ export class SessionLifecycle {
     } satisfies Updateable<SessionTable>;
     const announced = repo.changedRow(row, changes);
     const ticket = newTicket(row.id, now, s.SESSION_CONNECT_TICKET_TTL_MS);
+    const settlement =
+      row.escrow_amount > 0
+        ? [settleEscrowAsFirstMinute({ ...this.money(row, now), amount: row.escrow_amount })]
+        : [];
     const inserts = [
+      ...settlement,
       ...announcement(
         trx,
         announced,
