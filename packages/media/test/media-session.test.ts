@@ -88,6 +88,11 @@ describe("media session over WHEP", () => {
         recorders.map((r) => watch(session, { codecs: ["H264", "VP8"], ...r.viewerCallbacks() })),
       );
       expect(viewers.every(({ viewer }) => viewer.videoCodec === codec)).toBe(true);
+      // firstVideoFrame settles on a picture, not on the connection.
+      for (const { viewer } of viewers) {
+        await viewer.firstVideoFrame;
+        expect(viewer.stats.videoFrames).toBeGreaterThan(0);
+      }
       await until(() => viewers.every(({ viewer }) => viewer.stats.videoFrames >= 40));
       for (const { viewer } of viewers) await viewer.close();
       for (const [i, recorder] of recorders.entries()) {

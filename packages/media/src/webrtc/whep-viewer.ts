@@ -93,6 +93,11 @@ export class WhepViewer {
   readonly connected = new Promise<void>((resolve) => {
     this.connectedResolve = resolve;
   });
+  private firstVideoFrameResolve!: () => void;
+  /** Settles when the first decodable picture arrives: a connection alone is not yet anything to see. */
+  readonly firstVideoFrame = new Promise<void>((resolve) => {
+    this.firstVideoFrameResolve = resolve;
+  });
 
   private constructor(
     private readonly pc: ndc.PeerConnection,
@@ -181,7 +186,7 @@ export class WhepViewer {
       if (received.skipped) this.stats.skippedFrames++;
       if (!received.frame) return;
       const { data, keyframe } = received.frame;
-      this.stats.videoFrames++;
+      if (this.stats.videoFrames++ === 0) this.firstVideoFrameResolve();
       if (keyframe) this.stats.keyframes++;
       this.options.onVideoFrame?.({
         codec: this.videoCodec,
