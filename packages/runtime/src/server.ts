@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { http1UnaryServer } from "./http1-unary-server.js";
 import type { Logger } from "./log.js";
 import { meterServedCalls } from "./metrics/connect.js";
 import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
@@ -44,7 +44,7 @@ export function connectInterceptors(log: Logger, service: string): Interceptor[]
 }
 
 /**
- * The request handler of a service: Connect on its routes, /healthz, /readyz and /metrics beside them
+ * The request handler of a service: Connect on its routes (http1-unary-server.ts), /healthz, /readyz and /metrics beside them
  * (a service's port is internal; the public gateway never forwards to it). Every call must carry a
  * service credential of a caller the RPC allows (`identity` verifies it).
  */
@@ -54,7 +54,7 @@ export function serviceHandler(
   identity: ServiceIdentity,
 ): http.RequestListener {
   const [requestId, ...rest] = connectInterceptors(log, app.name);
-  return connectNodeAdapter({
+  return http1UnaryServer({
     routes: (router) => app.routes(router),
     interceptors: [...(requestId ? [requestId] : []), requireCaller(identity, callersOf, log), ...rest],
     fallback: (req, res) => {
