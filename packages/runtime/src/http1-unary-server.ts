@@ -136,7 +136,7 @@ async function answer(
         : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
     status = codeToHttpStatus(error.code);
     context.responseHeader.set("content-type", contentTypeUnaryJson);
-    error.metadata.forEach((value, key) => context.responseHeader.set(key, value));
+    for (const [key, value] of error.metadata) context.responseHeader.set(key, value);
     payload = errorToJsonBytes(error, undefined);
   } finally {
     context.done();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorDetailOf, notFound } from "../src/errors.js";
 import { http1UnaryClient } from "../src/http1-unary-client.js";
 import { freePort } from "../src/net.js";
+import { unaryTransport } from "../src/unary-transport.js";
 import { caught } from "./support.js";
 
 /**
@@ -76,11 +77,19 @@ function ours(baseUrl: string): Transport {
     ...validateReadWriteMaxBytes(undefined, undefined, undefined),
   });
 }
+const lean = (baseUrl: string): Transport =>
+  unaryTransport({
+    baseUrl,
+    interceptors: [],
+    agent: new http.Agent({ keepAlive: true }),
+    streams: ours(baseUrl),
+  });
 const connectNode = (baseUrl: string): Transport =>
   createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true });
 
 describe.each([
   ["http1UnaryClient", ours],
+  ["unaryTransport", lean],
   ["connect-node's client", connectNode],
 ])("a unary call through %s", (_name, transport) => {
   it("carries the request, its headers and a large answer", async () => {

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorDetailOf, notFound } from "../src/errors.js";
 import { http1UnaryClient } from "../src/http1-unary-client.js";
 import { http1UnaryServer, type UnaryServerOptions } from "../src/http1-unary-server.js";
+import { unaryTransport } from "../src/unary-transport.js";
 import { caught, waitFor } from "./support.js";
 
 /**
@@ -117,6 +118,13 @@ const ourClient = (baseUrl: string): Transport =>
     sendCompression: null,
     ...validateReadWriteMaxBytes(undefined, undefined, undefined),
   });
+const leanClient = (baseUrl: string): Transport =>
+  unaryTransport({
+    baseUrl,
+    interceptors: [],
+    agent: new http.Agent({ keepAlive: true }),
+    streams: ourClient(baseUrl),
+  });
 const connectNodeClient = (baseUrl: string): Transport =>
   createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true });
 
@@ -125,6 +133,7 @@ describe.each(["ours", "connectNode"])("the %s server", (name) => {
 
   describe.each([
     ["http1UnaryClient", ourClient],
+    ["unaryTransport", leanClient],
     ["connect-node's client", connectNodeClient],
   ])("called through %s", (_client, transport) => {
     it("carries the request, its headers, a large answer and its headers and trailers", async () => {
@@ -135,8 +144,12 @@ describe.each(["ours", "connectNode"])("the %s server", (name) => {
         {},
         {
           headers: { "x-echo": "hello" },
-          onHeader: (h) => h.forEach((v, k) => headers.set(k, v)),
-          onTrailer: (t) => t.forEach((v, k) => trailers.set(k, v)),
+          onHeader: (h) => {
+            for (const [k, v] of h) headers.set(k, v);
+          },
+          onTrailer: (t) => {
+            for (const [k, v] of t) trailers.set(k, v);
+          },
         },
       );
       expect(res.languages.map((l) => [l.code, l.language.length])).toEqual([
