@@ -1,15 +1,12 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { CatalogService } from "@avatar/contracts/catalog";
-import { Code, createClient, type Transport } from "@connectrpc/connect";
-import { validateReadWriteMaxBytes } from "@connectrpc/connect/protocol";
-import { createTransport } from "@connectrpc/connect/protocol-connect";
-import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
+import { Code, createClient } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorDetailOf, notFound } from "../src/errors.js";
-import { http1UnaryClient } from "../src/http1-unary-client.js";
 import { freePort } from "../src/net.js";
-import { unaryTransport } from "../src/unary-transport.js";
+import { clientTransports, http1UnaryClientTransport } from "./client-transports.js";
 import { caught } from "./support.js";
 
 /**
@@ -66,32 +63,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-function ours(baseUrl: string): Transport {
-  return createTransport({
-    baseUrl,
-    httpClient: http1UnaryClient(new http.Agent({ keepAlive: true })),
-    useBinaryFormat: true,
-    interceptors: [],
-    acceptCompression: [],
-    sendCompression: null,
-    ...validateReadWriteMaxBytes(undefined, undefined, undefined),
-  });
-}
-const lean = (baseUrl: string): Transport =>
-  unaryTransport({
-    baseUrl,
-    interceptors: [],
-    agent: new http.Agent({ keepAlive: true }),
-    streams: ours(baseUrl),
-  });
-const connectNode = (baseUrl: string): Transport =>
-  createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true });
-
-describe.each([
-  ["http1UnaryClient", ours],
-  ["unaryTransport", lean],
-  ["connect-node's client", connectNode],
-])("a unary call through %s", (_name, transport) => {
+describe.each(clientTransports)("a unary call through %s", (_name, transport) => {
   it("carries the request, its headers and a large answer", async () => {
     const client = createClient(CatalogService, transport(url));
     const res = await client.listLanguages({}, { headers: { "x-echo": "hello" } });
@@ -141,7 +113,7 @@ describe.each([
 
 describe("http1UnaryClient", () => {
   it("keeps its connection alive from call to call", async () => {
-    const client = createClient(CatalogService, ours(url));
+    const client = createClient(CatalogService, http1UnaryClientTransport(url));
     await client.getAvatar({ avatarId: "warm" });
     const before = connections.length;
     for (let i = 0; i < 20; i++) await client.getAvatar({ avatarId: `a${i}` });
@@ -149,7 +121,7 @@ describe("http1UnaryClient", () => {
   });
 
   it("answers many calls in flight at once, each its own", async () => {
-    const client = createClient(CatalogService, ours(url));
+    const client = createClient(CatalogService, http1UnaryClientTransport(url));
     const ids = Array.from({ length: 50 }, (_, i) => `id-${i}`);
     const answers = await Promise.all(ids.map((avatarId) => client.getAvatar({ avatarId })));
     expect(answers.map((a) => a.avatar?.id)).toEqual(ids);

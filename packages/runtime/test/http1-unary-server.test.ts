@@ -3,22 +3,12 @@ import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { CatalogService, GetAvatarRequestSchema } from "@avatar/contracts/catalog";
 import { create, toBinary } from "@bufbuild/protobuf";
-import {
-  Code,
-  ConnectError,
-  type ConnectRouter,
-  createClient,
-  type Interceptor,
-  type Transport,
-} from "@connectrpc/connect";
-import { validateReadWriteMaxBytes } from "@connectrpc/connect/protocol";
-import { createTransport } from "@connectrpc/connect/protocol-connect";
-import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
+import { Code, ConnectError, type ConnectRouter, createClient, type Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorDetailOf, notFound } from "../src/errors.js";
-import { http1UnaryClient } from "../src/http1-unary-client.js";
 import { http1UnaryServer, type UnaryServerOptions } from "../src/http1-unary-server.js";
-import { unaryTransport } from "../src/unary-transport.js";
+import { clientTransports } from "./client-transports.js";
 import { caught, waitFor } from "./support.js";
 
 /**
@@ -108,34 +98,10 @@ afterAll(async () => {
   }
 });
 
-const ourClient = (baseUrl: string): Transport =>
-  createTransport({
-    baseUrl,
-    httpClient: http1UnaryClient(new http.Agent({ keepAlive: true })),
-    useBinaryFormat: true,
-    interceptors: [],
-    acceptCompression: [],
-    sendCompression: null,
-    ...validateReadWriteMaxBytes(undefined, undefined, undefined),
-  });
-const leanClient = (baseUrl: string): Transport =>
-  unaryTransport({
-    baseUrl,
-    interceptors: [],
-    agent: new http.Agent({ keepAlive: true }),
-    streams: ourClient(baseUrl),
-  });
-const connectNodeClient = (baseUrl: string): Transport =>
-  createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true });
-
 describe.each(["ours", "connectNode"])("the %s server", (name) => {
   const served = () => servers[name] as Served;
 
-  describe.each([
-    ["http1UnaryClient", ourClient],
-    ["unaryTransport", leanClient],
-    ["connect-node's client", connectNodeClient],
-  ])("called through %s", (_client, transport) => {
+  describe.each(clientTransports)("called through %s", (_client, transport) => {
     it("carries the request, its headers, a large answer and its headers and trailers", async () => {
       const client = createClient(CatalogService, transport(served().url));
       const headers = new Headers();
