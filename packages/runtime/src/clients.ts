@@ -7,9 +7,6 @@ import { TokensService } from "@avatar/contracts/tokens";
 import { WebhooksService } from "@avatar/contracts/webhooks";
 import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Transport } from "@connectrpc/connect";
-import { validateReadWriteMaxBytes } from "@connectrpc/connect/protocol";
-import { createTransport } from "@connectrpc/connect/protocol-connect";
-import { http1UnaryClient } from "./http1-unary-client.js";
 import { meterCalls } from "./metrics/connect.js";
 import { forwardRequestId } from "./request-id.js";
 import { presentIdentity, type ServiceIdentity } from "./service-identity.js";
@@ -19,27 +16,15 @@ import { unaryTransport } from "./unary-transport.js";
 /**
  * Connect clients for service-to-service calls: HTTP/1.1 keep-alive pools (a long-lived HTTP/2
  * connection would pin all traffic from one pod to one peer) through a client made for unary calls
- * (unary-transport.ts, http1-unary-client.ts), binary protobuf, no compression (loopback and cluster networks; compressing
+ * (unary-transport.ts), binary protobuf, no compression (loopback and cluster networks; compressing
  * costs more CPU than the bytes it saves), request ids forwarded, calls counted and timed, the trace
  * context sent along (metrics/, tracing/), and every call signed with the caller's service identity.
  */
 export function connectTransport(baseUrl: string, identity: ServiceIdentity): Transport {
-  const interceptors = [forwardRequestId, meterCalls, traceCalls, presentIdentity(identity)];
-  const defaultTimeoutMs = 15_000;
   return unaryTransport({
     baseUrl,
-    interceptors,
-    defaultTimeoutMs,
-    streams: createTransport({
-      baseUrl,
-      httpClient: http1UnaryClient(),
-      useBinaryFormat: true,
-      interceptors,
-      defaultTimeoutMs,
-      acceptCompression: [],
-      sendCompression: null,
-      ...validateReadWriteMaxBytes(undefined, undefined, undefined),
-    }),
+    interceptors: [forwardRequestId, meterCalls, traceCalls, presentIdentity(identity)],
+    defaultTimeoutMs: 15_000,
   });
 }
 

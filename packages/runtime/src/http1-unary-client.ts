@@ -1,45 +1,17 @@
 import http from "node:http";
 import { Code, ConnectError } from "@connectrpc/connect";
-import {
-  getAbortSignalReason,
-  type UniversalClientFn,
-  type UniversalClientRequest,
-} from "@connectrpc/connect/protocol";
+import { getAbortSignalReason } from "@connectrpc/connect/protocol";
 
-/** For a call made without a signal (Connect's transport always passes one). */
-export const NEVER_ABORTED = new AbortController().signal;
-
-/**
- * The HTTP/1.1 client of the services' calls: `postWhole` sends unaryTransport's (unary-transport.ts), and
- * http1UnaryClient is the same under connect's own transport, for unary calls only, which is all the
- * services make. It sends each call as one request with a known length and one write (headers
- * and body together), and reads the whole answer before handing it over. connect-node's client, made
- * for streams, flushes the headers on their own first (a second socket write per call), and links abort
+/*
+ * The HTTP/1.1 client of the services' calls (unary-transport.ts). connect-node's client, made for
+ * streams, flushes the headers on their own first (a second socket write per call), and links abort
  * signals and a race per body chunk: together 100-170 µs of CPU a call more than this (2026-11-24).
- * Connections are kept alive in `agent`'s pool. Errors are Connect's, as connect-node's client makes
+ * Connections are kept alive in the agent's pool. Errors are Connect's, as connect-node's client makes
  * them: a peer that cannot be reached is Unavailable, a connection cut mid-call Aborted, and a call
  * whose signal fires (its deadline, or its caller gave up) fails with the signal's reason. Two socket
  * errors connect-node leaves as Internal are named here too: EHOSTUNREACH (Unavailable, as a refused
  * connection) and EPIPE (Aborted, as a reset one).
  */
-export function http1UnaryClient(agent: http.Agent = http.globalAgent): UniversalClientFn {
-  return async (req) => {
-    const answer = await postWhole(
-      req.url,
-      req.method,
-      nodeHeaders(req.header),
-      await collect(req.body),
-      req.signal ?? NEVER_ABORTED,
-      agent,
-    );
-    return {
-      status: answer.status,
-      header: webHeaders(answer.headers),
-      body: once(answer.body),
-      trailer: webHeaders(answer.trailers),
-    };
-  };
-}
 
 /** An HTTP answer read whole. */
 export interface WholeAnswer {
@@ -49,11 +21,7 @@ export interface WholeAnswer {
   trailers: NodeJS.Dict<string>;
 }
 
-/**
- * One request with a known length in one write, its answer read whole (the socket half of
- * http1UnaryClient and of unaryTransport): a peer that cannot be reached is Unavailable, a connection cut
- * mid-call Aborted, and a call whose signal fires fails with the signal's reason.
- */
+/** One request with a known length in one write (headers and body together), its answer read whole. */
 export function postWhole(
   url: string,
   method: string,
@@ -93,20 +61,6 @@ export function postWhole(
     });
     request.end(body);
   });
-}
-
-async function collect(body: UniversalClientRequest["body"]): Promise<Buffer> {
-  if (body === undefined) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  const [only] = chunks;
-  return chunks.length === 1 && only
-    ? Buffer.from(only.buffer, only.byteOffset, only.byteLength)
-    : Buffer.concat(chunks);
-}
-
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  if (bytes.length > 0) yield bytes;
 }
 
 export function nodeHeaders(header: Headers): Record<string, string> {

@@ -1,5 +1,5 @@
 import type http from "node:http";
-import { type DescMethod, type DescService, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
@@ -22,6 +22,8 @@ import {
   trailerMux,
 } from "@connectrpc/connect/protocol-connect";
 import { type ConnectNodeAdapterOptions, connectNodeAdapter } from "@connectrpc/connect-node";
+import { binarySerialization } from "./binary-serialization.js";
+import { armDeadline } from "./call-deadline.js";
 
 type UnarySpec = MethodImplSpec & { kind: "unary" };
 
@@ -32,8 +34,6 @@ export type UnaryServerOptions = Pick<ConnectNodeAdapterOptions, "routes" | "fal
 
 /** connect's default: any deadline a caller asks for (connect-timeout-ms allows ten digits). */
 const MAX_TIMEOUT_MS = Number.MAX_SAFE_INTEGER;
-/** setTimeout's limit: a longer deadline is as good as none for a call (it would fire at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The services' Connect server: the server's half of http1-unary-client.ts. A unary call whose request is
@@ -126,9 +126,10 @@ async function answer(
   let payload: Uint8Array;
   try {
     if (timeout.error) throw timeout.error;
-    const input = parse(spec.method, body);
+    const serialization = binarySerialization(spec.method);
+    const input = serialization.input.parse(body);
     const output = await invokeUnaryImplementation(spec, context, input, interceptors);
-    payload = serialize(spec.method, output);
+    payload = serialization.output.serialize(output);
   } catch (e) {
     const error =
       e instanceof ConnectError
@@ -149,23 +150,6 @@ async function answer(
   headers["content-length"] = String(payload.byteLength);
   res.writeHead(status, headers);
   res.end(payload);
-}
-
-/** As connect's binary serialization words its failures. */
-function parse(method: DescMethod, bytes: Uint8Array) {
-  try {
-    return fromBinary(method.input, bytes);
-  } catch (e) {
-    throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
-  }
-}
-
-function serialize(method: DescMethod, message: unknown): Uint8Array {
-  try {
-    return toBinary(method.output, message as never);
-  } catch (e) {
-    throw new ConnectError(`serialize binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
-  }
 }
 
 function headerValue(value: string | string[] | undefined): string | null {
@@ -208,8 +192,7 @@ class CallContext implements HandlerContext {
     } else {
       const deadline = Date.now() + timeoutMs;
       this.timeoutMs = () => deadline - Date.now();
-      if (timeoutMs <= 0) this.abort(timedOut());
-      else if (timeoutMs <= MAX_TIMER_MS) this.timer = setTimeout(() => this.abort(timedOut()), timeoutMs);
+      this.timer = armDeadline(this.controller, timeoutMs);
     }
     this.onClose = () => {
       if (!res.writableFinished) this.abort(new ConnectError("the caller went away", Code.Canceled));
@@ -232,8 +215,6 @@ class CallContext implements HandlerContext {
     this.res.off("close", this.onClose);
   }
 }
-
-const timedOut = () => new ConnectError("the operation timed out", Code.DeadlineExceeded);
 
 function webHeaders(raw: string[]): Headers {
   const headers = new Headers();

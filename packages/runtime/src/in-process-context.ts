@@ -1,8 +1,7 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { type ContextValues, createContextValues, type HandlerContext } from "@connectrpc/connect";
+import { NEVER_ABORTED } from "./call-deadline.js";
 
-/** Never aborted: a call made in process has no deadline of its own and no connection that could drop. */
-const NEVER_ABORTED = new AbortController().signal;
 const noTimeout = (): number | undefined => undefined;
 
 /**
@@ -11,6 +10,7 @@ const noTimeout = (): number | undefined => undefined;
  * (2026-11-26); in process nothing is carried in headers, so they are made only if something reads them.
  */
 export class InProcessHandlerContext implements HandlerContext {
+  /** A call made in process has no deadline of its own and no connection that could drop. */
   readonly signal = NEVER_ABORTED;
   readonly timeoutMs = noTimeout;
   readonly protocolName = "in-process";

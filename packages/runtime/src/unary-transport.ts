@@ -1,5 +1,5 @@
 import http from "node:http";
-import { create, type DescMessage, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
+import { create, isMessage } from "@bufbuild/protobuf";
 import {
   appendHeaders,
   Code,
@@ -17,7 +17,9 @@ import {
   trailerDemux,
   validateResponse,
 } from "@connectrpc/connect/protocol-connect";
-import { NEVER_ABORTED, nodeHeaders, postWhole, webHeaders } from "./http1-unary-client.js";
+import { binarySerialization } from "./binary-serialization.js";
+import { armDeadline, NEVER_ABORTED } from "./call-deadline.js";
+import { nodeHeaders, postWhole, webHeaders } from "./http1-unary-client.js";
 
 export interface UnaryTransportOptions {
   baseUrl: string;
@@ -25,18 +27,17 @@ export interface UnaryTransportOptions {
   /** The deadline of a call that names none (connect's `defaultTimeoutMs`). */
   defaultTimeoutMs?: number;
   agent?: http.Agent;
-  /** Serves stream calls, which this transport does not make. */
-  streams: Transport;
 }
 
 /**
- * The services' Connect transport for unary calls with binary messages, uncompressed: the client's half
- * of http1-unary-server.ts. It makes the request connect's Connect transport makes (connect's own header,
- * URL, response validation and error parsing), runs the same interceptors, and sends it with
- * http1-unary-client's `postWhole`. What connect's runUnaryCall adds per call and this does not: two
- * linked abort controllers aborted when the call ends (a DOMException each), the body passed through
- * async iterators both ways. A deadline or the caller's signal still ends a call as connect's would
- * (DeadlineExceeded, Canceled). Stream calls go to `streams`.
+ * The services' Connect transport: unary calls with binary messages, uncompressed, the client's half of
+ * http1-unary-server.ts. It makes the request connect's Connect transport makes (connect's own header,
+ * URL, serialization, response validation and error parsing), runs the same interceptors, and sends it
+ * with http1-unary-client's `postWhole`: one request with a known length in one write, the answer read
+ * whole. What connect's runUnaryCall adds per call and this does not: two linked abort controllers
+ * aborted when the call ends (a DOMException each), the body passed through async iterators both ways.
+ * A deadline or the caller's signal still ends a call as connect's would (DeadlineExceeded, Canceled).
+ * The services' contracts have no stream calls; one is refused as Unimplemented.
  */
 export function unaryTransport(options: UnaryTransportOptions): Transport {
   const agent = options.agent ?? http.globalAgent;
@@ -44,13 +45,14 @@ export function unaryTransport(options: UnaryTransportOptions): Transport {
     async unary(method, callerSignal, timeoutMs, header, input, contextValues) {
       const timeout =
         timeoutMs === undefined ? options.defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
+      const serialization = binarySerialization(method);
       const call = new CallSignal(callerSignal, timeout);
       const send = async (req: UnaryRequest): Promise<UnaryResponse> => {
         const answer = await postWhole(
           req.url,
           req.requestMethod,
           nodeHeaders(req.header),
-          Buffer.from(toBinary(method.input, req.message as never)),
+          Buffer.from(serialization.input.serialize(req.message)),
           req.signal,
           agent,
         );
@@ -58,14 +60,8 @@ export function unaryTransport(options: UnaryTransportOptions): Transport {
         const { isUnaryError, unaryError } = validateResponse("unary", true, answer.status, headers);
         const [header, trailer] = trailerDemux(headers);
         if (isUnaryError) throw errorFromJsonBytes(answer.body, appendHeaders(header, trailer), unaryError);
-        return {
-          stream: false,
-          service: method.parent,
-          method,
-          header,
-          message: parse(method.output, answer.body),
-          trailer,
-        };
+        const message = serialization.output.parse(answer.body);
+        return { stream: false, service: method.parent, method, header, message, trailer };
       };
       const next = options.interceptors.reduceRight<(req: UnaryRequest) => Promise<UnaryResponse>>(
         (inner, interceptor) => interceptor(inner as never) as never,
@@ -92,21 +88,15 @@ export function unaryTransport(options: UnaryTransportOptions): Transport {
         call.done();
       }
     },
-    stream: (...args) => options.streams.stream(...args),
+    stream: (method) =>
+      Promise.reject(
+        new ConnectError(
+          `${method.parent.typeName}.${method.name}: no stream calls between services`,
+          Code.Unimplemented,
+        ),
+      ),
   };
 }
-
-/** As connect's binary serialization words a failure to parse. */
-function parse(schema: DescMessage, bytes: Uint8Array) {
-  try {
-    return fromBinary(schema, bytes);
-  } catch (e) {
-    throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
-  }
-}
-
-/** setTimeout's limit: a longer deadline is as good as none for a call (it would fire at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A call's signal: fires at its deadline (DeadlineExceeded) or when the caller's signal fires (with its
@@ -129,11 +119,7 @@ class CallSignal {
     this.signal = this.controller.signal;
     if (caller?.aborted) this.onCallerAbort();
     else caller?.addEventListener("abort", this.onCallerAbort);
-    if (timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS)
-      this.timer = setTimeout(
-        () => this.controller?.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
-        timeoutMs,
-      );
+    this.timer = armDeadline(this.controller, timeoutMs);
   }
 
   private readonly onCallerAbort = () => {
