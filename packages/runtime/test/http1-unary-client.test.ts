@@ -4,46 +4,23 @@ import { CatalogService } from "@avatar/contracts/catalog";
 import { Code, createClient } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorDetailOf, notFound } from "../src/errors.js";
+import { errorDetailOf } from "../src/errors.js";
 import { freePort } from "../src/net.js";
-import { clientTransports, http1UnaryClientTransport } from "./client-transports.js";
+import { BIG, catalogRoutes } from "./catalog-test-service.js";
+import { clientTransports, servicesTransport } from "./client-transports.js";
 import { caught } from "./support.js";
 
 /**
- * The services' HTTP/1.1 client for unary calls, against a real connect-node server on port 0, next to
+ * The services' transport for unary calls, against a real connect-node server on port 0, next to
  * connect-node's own client: each case must end the same way through both (the codes callers rely on).
- * The catalog contract only lends its method shapes.
  */
 
-const BIG = "x".repeat(300_000);
 let server: http.Server;
 let url: string;
 const connections: Socket[] = [];
 
 beforeAll(async () => {
-  const routes = connectNodeAdapter({
-    routes: (router) =>
-      router.service(CatalogService, {
-        // Echoes a request header and answers far more than one socket read.
-        listLanguages(_req, ctx) {
-          return {
-            languages: [
-              { language: ctx.requestHeader.get("x-echo") ?? "", code: "en" },
-              { language: BIG, code: "big" },
-            ],
-          };
-        },
-        getAvatar(req) {
-          if (req.avatarId === "missing") throw notFound("Avatar not found", { field: "avatar_id" });
-          return { avatar: { id: req.avatarId, name: req.spaceId } };
-        },
-        // Slow: never answers before the caller gives up.
-        async listLlmModels(_req, ctx) {
-          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
-          return {};
-        },
-      }),
-  });
+  const routes = connectNodeAdapter({ routes: catalogRoutes({ stopped: [], intercepted: [] }) });
   server = http.createServer((req, res) => {
     // A server that dies in the middle of its answer.
     if (req.url?.endsWith("/ListPublicAvatars")) {
@@ -111,9 +88,9 @@ describe.each(clientTransports)("a unary call through %s", (_name, transport) =>
   });
 });
 
-describe("http1UnaryClient", () => {
+describe("unaryTransport", () => {
   it("keeps its connection alive from call to call", async () => {
-    const client = createClient(CatalogService, http1UnaryClientTransport(url));
+    const client = createClient(CatalogService, servicesTransport(url));
     await client.getAvatar({ avatarId: "warm" });
     const before = connections.length;
     for (let i = 0; i < 20; i++) await client.getAvatar({ avatarId: `a${i}` });
@@ -121,9 +98,19 @@ describe("http1UnaryClient", () => {
   });
 
   it("answers many calls in flight at once, each its own", async () => {
-    const client = createClient(CatalogService, http1UnaryClientTransport(url));
+    const client = createClient(CatalogService, servicesTransport(url));
     const ids = Array.from({ length: 50 }, (_, i) => `id-${i}`);
     const answers = await Promise.all(ids.map((avatarId) => client.getAvatar({ avatarId })));
     expect(answers.map((a) => a.avatar?.id)).toEqual(ids);
+  });
+
+  it("refuses a stream call, which no contract between the services has", async () => {
+    const transport = servicesTransport(url);
+    // No contract has a stream method: a unary one stands in for it.
+    const method = CatalogService.method.listLanguages as unknown as Parameters<typeof transport.stream>[0];
+    const err = await caught(
+      transport.stream(method, undefined, undefined, undefined, (async function* () {})(), undefined),
+    );
+    expect(err.code).toBe(Code.Unimplemented);
   });
 });

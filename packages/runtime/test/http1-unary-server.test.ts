@@ -3,12 +3,13 @@ import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { CatalogService, GetAvatarRequestSchema } from "@avatar/contracts/catalog";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ConnectRouter, createClient, type Interceptor } from "@connectrpc/connect";
+import { Code, createClient, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorDetailOf, notFound } from "../src/errors.js";
+import { errorDetailOf } from "../src/errors.js";
 import { http1UnaryServer, type UnaryServerOptions } from "../src/http1-unary-server.js";
-import { clientTransports } from "./client-transports.js";
+import { BIG, catalogRoutes, type Seen } from "./catalog-test-service.js";
+import { clientTransports, servicesTransport } from "./client-transports.js";
 import { caught, waitFor } from "./support.js";
 
 /**
@@ -16,46 +17,6 @@ import { caught, waitFor } from "./support.js";
  * interceptors: each case goes to both, through both clients and as raw HTTP, and must end the same way
  * (status, headers, body bytes). The catalog contract only lends its method shapes.
  */
-
-const BIG = "x".repeat(300_000);
-
-/** What each server's handlers saw: the signal of the last call, and why slow calls were stopped. */
-interface Seen {
-  lastSignal?: AbortSignal;
-  stopped: (Code | undefined)[];
-  intercepted: string[];
-}
-
-function routes(seen: Seen) {
-  return (router: ConnectRouter) =>
-    router.service(CatalogService, {
-      listLanguages(_req, ctx) {
-        seen.lastSignal = ctx.signal;
-        ctx.responseHeader.set("x-answer", "1");
-        ctx.responseTrailer.set("x-trailer", "2");
-        return {
-          languages: [
-            { language: ctx.requestHeader.get("x-echo") ?? "", code: "en" },
-            { language: BIG, code: "big" },
-          ],
-        };
-      },
-      getAvatar(req) {
-        if (req.avatarId === "missing") throw notFound("Avatar not found", { field: "avatar_id" });
-        if (req.avatarId === "metadata")
-          throw new ConnectError("refused", Code.FailedPrecondition, { "x-why": "because" });
-        if (req.avatarId === "crash") throw new Error("boom");
-        return { avatar: { id: req.avatarId, name: req.spaceId } };
-      },
-      // Slow: never answers before its signal fires.
-      async listLlmModels(_req, ctx) {
-        if (!ctx.signal.aborted)
-          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
-        seen.stopped.push(ConnectError.from(ctx.signal.reason).code);
-        return {};
-      },
-    });
-}
 
 function interceptor(seen: Seen): Interceptor {
   return (next) => async (req) => {
@@ -80,7 +41,7 @@ interface Served {
 async function serve(make: typeof http1UnaryServer | typeof connectNodeAdapter): Promise<Served> {
   const seen: Seen = { stopped: [], intercepted: [] };
   const server = http.createServer(
-    make({ routes: routes(seen), interceptors: [interceptor(seen)], fallback }),
+    make({ routes: catalogRoutes(seen), interceptors: [interceptor(seen)], fallback }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
@@ -274,6 +235,13 @@ describe("the same HTTP answers from both servers", () => {
       await raw(url, `${CATALOG}/ListLlmModels`, { ...proto, "connect-timeout-ms": "30" }, new Uint8Array());
       expect(seen.stopped.at(-1)).toBe(Code.DeadlineExceeded);
     }
+  });
+
+  it("closes the connection of an answer Node cannot write, and serves the next call", async () => {
+    const client = createClient(CatalogService, servicesTransport((servers.ours as Served).url));
+    const err = await caught(client.getAvatar({ avatarId: "unwritable" }, { timeoutMs: 5_000 }));
+    expect(err.code).toBe(Code.Aborted);
+    expect((await client.getAvatar({ avatarId: "after" })).avatar?.id).toBe("after");
   });
 
   it("serves a plain binary call itself, and leaves the rest to connect-node", async () => {
