@@ -66,16 +66,30 @@ try {
       seconds: settings.BENCH_SECONDS,
       warmupSeconds: settings.BENCH_WARMUP_SECONDS,
     };
-    const { result, cpuMsPerOp: used } = await measureLoad(scenario, {
+    const {
+      result,
+      cpuMsPerOp: used,
+      writesPerOp,
+    } = await measureLoad(scenario, {
       measured: () => [...pids(), ...environment.pg.pids()],
+      // Postgres's writes: its client backends' only (servers/postgres.ts clientPids).
+      writers: () => [...pids(), ...environment.pg.clientPids()],
     });
     const cpuMsPerOp = used.measured ?? Number.NaN;
+    const writes = writesPerOp.writers ?? Number.NaN;
     const refused = Object.entries(result.statuses)
       .map(([code, n]) => ` ${code} x${n}`)
       .join("");
-    readings.push({ round, name, opsPerSecond: result.opsPerSecond, p99: result.p99, cpuMsPerOp });
+    readings.push({
+      round,
+      name,
+      opsPerSecond: result.opsPerSecond,
+      p99: result.p99,
+      cpuMsPerOp,
+      writesPerOp: writes,
+    });
     say(
-      `round ${round} ${name.padEnd(10)} ${fixed(result.opsPerSecond).padStart(8)} ops/s  p99 ${fixed(result.p99)} ms  ${fixed(cpuMsPerOp, 3)} CPU ms/op${refused}`,
+      `round ${round} ${name.padEnd(10)} ${fixed(result.opsPerSecond).padStart(8)} ops/s  p99 ${fixed(result.p99)} ms  ${fixed(cpuMsPerOp, 3)} CPU ms/op  ${fixed(writes, 2)} writes/op${refused}`,
     );
   };
 
@@ -111,7 +125,7 @@ try {
 
 say("");
 say(
-  `${"run".padEnd(12)}${"rounds".padEnd(8)}${"ops/s".padEnd(10)}${"of floor".padEnd(10)}${"CPU ms/op".padEnd(11)}ahead of ${variants[0]?.name}`,
+  `${"run".padEnd(12)}${"rounds".padEnd(8)}${"ops/s".padEnd(10)}${"of floor".padEnd(10)}${"CPU ms/op".padEnd(11)}${"writes/op".padEnd(11)}ahead of ${variants[0]?.name}`,
 );
 for (const s of summarize(
   readings,
@@ -119,7 +133,7 @@ for (const s of summarize(
 )) {
   say(
     `${s.name.padEnd(12)}${String(s.rounds).padEnd(8)}${fixed(s.medianOps).padEnd(10)}${fixed(s.medianRatio, 3).padEnd(10)}` +
-      `${fixed(s.medianCpuMsPerOp, 3).padEnd(11)}${s.roundsAheadOfFirst === undefined ? "" : `${s.roundsAheadOfFirst} of ${s.rounds}`}`,
+      `${fixed(s.medianCpuMsPerOp, 3).padEnd(11)}${fixed(s.medianWritesPerOp, 2).padEnd(11)}${s.roundsAheadOfFirst === undefined ? "" : `${s.roundsAheadOfFirst} of ${s.rounds}`}`,
   );
 }
 say("(medians over the rounds; 'of floor' divides each run by the floor of its own round)");

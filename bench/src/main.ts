@@ -7,6 +7,10 @@
  *
  * "CPU ms/op" is the CPU time the measured side (its Node processes and the Postgres server) spent per
  * operation during the measured window, Postgres's share in parentheses: less sensitive to a shared, noisy machine than throughput.
+ * "write calls/op" counts their write system calls per operation (proc.ts writeCalls), Postgres's those
+ * of its client backends (an answer per statement, the WAL of a commit): every answer, statement and bus
+ * message a process sends is one, and on this VM each costs its writer far more than most of the work
+ * around it; a count does not drift with the host's speed as times do.
  *
  * Needs Debian's postgresql-15 (/usr/lib/postgresql/15/bin, or POSTGRES_BIN) and nats-server on the PATH.
  * Settings (environment): BENCH_SECONDS (per measurement, default 10), BENCH_WARMUP_SECONDS (default 3),
@@ -32,6 +36,9 @@ import { mib, rssBytes } from "./proc.js";
 /** How long processes rest before their idle RSS is read: V8's memory reducer collects within ~20 s. */
 const IDLE_SETTLE_MS = 25_000;
 
+/** The measurement group of Postgres's client backends. */
+const POSTGRES_CLIENTS = "postgres clients";
+
 const settings = readConfig({
   BENCH_SECONDS: env.int({ default: 10, min: 1 }),
   BENCH_WARMUP_SECONDS: env.int({ default: 3, min: 0 }),
@@ -49,6 +56,8 @@ interface Row {
   cpuMsPerOp: number;
   /** Of which Postgres. */
   postgresMsPerOp: number;
+  /** Write system calls of the measured processes (server and Postgres) per operation (proc.ts writeCalls). */
+  writesPerOp: number;
 }
 const rows: Row[] = [];
 
@@ -93,14 +102,22 @@ try {
     const byProcess = Object.fromEntries(
       names.map((n) => [n, () => backend?.processes().find((p) => p.name === n)?.pids ?? []]),
     );
-    const { result, cpuMsPerOp: used } = await measureLoad(s, {
+    const {
+      result,
+      cpuMsPerOp: used,
+      writesPerOp: writes,
+    } = await measureLoad(s, {
       ...byProcess,
       server: pids,
       postgres: () => environment.pg.pids(),
+      [POSTGRES_CLIENTS]: () => environment.pg.clientPids(),
     });
     const postgresMsPerOp = used.postgres ?? Number.NaN;
     const cpuMsPerOp = (used.server ?? Number.NaN) + postgresMsPerOp;
-    rows.push({ name, result, cpuMsPerOp, postgresMsPerOp });
+    // Postgres's writes: its client backends' only (servers/postgres.ts clientPids).
+    const writesOf = (n: string) => writes[n === "postgres" ? POSTGRES_CLIENTS : n] ?? Number.NaN;
+    const writesPerOp = writesOf("server") + writesOf("postgres");
+    rows.push({ name, result, cpuMsPerOp, postgresMsPerOp, writesPerOp });
     say(
       `  ${name}: ${fixed(result.opsPerSecond)} ops/s, p99 ${fixed(result.p99)} ms, ${fixed(cpuMsPerOp, 2)} CPU ms/op`,
     );
@@ -108,6 +125,8 @@ try {
       const each = names.map((n) => `${n} ${fixed(used[n] ?? Number.NaN, 2)}`);
       say(`    CPU ms/op by process: ${each.join(", ")}`);
     }
+    const writers = names.length > 0 ? names : ["server", "postgres"];
+    say(`    write calls/op by process: ${writers.map((n) => `${n} ${fixed(writesOf(n), 2)}`).join(", ")}`);
   };
   const floorPids = () => [
     ...(floor.process.child.pid ? [floor.process.child.pid] : []),
@@ -189,14 +208,14 @@ async function idleFigures(backend: Backend, label: string): Promise<string[]> {
 function report(processTable: string[]): void {
   say("");
   say(
-    `${"run".padEnd(34)}${"ops/s".padEnd(10)}${"req/s".padEnd(10)}${"p50 ms".padEnd(9)}${"p99 ms".padEnd(9)}${"CPU ms/op (pg)".padEnd(15)}not 2xx`,
+    `${"run".padEnd(34)}${"ops/s".padEnd(10)}${"req/s".padEnd(10)}${"p50 ms".padEnd(9)}${"p99 ms".padEnd(9)}${"CPU ms/op (pg)".padEnd(15)}${"writes/op".padEnd(10)}not 2xx`,
   );
-  for (const { name, result: r, cpuMsPerOp, postgresMsPerOp } of rows) {
+  for (const { name, result: r, cpuMsPerOp, postgresMsPerOp, writesPerOp } of rows) {
     const bad = Object.entries(r.statuses).map(([code, n]) => `${code} x${n}`);
     if (r.errors > 0) bad.push(`errors x${r.errors}`);
     say(
       `${name.padEnd(34)}${fixed(r.opsPerSecond).padEnd(10)}${fixed(r.requestsPerSecond).padEnd(10)}` +
-        `${fixed(r.p50).padEnd(9)}${fixed(r.p99).padEnd(9)}${`${fixed(cpuMsPerOp, 2)} (${fixed(postgresMsPerOp, 2)})`.padEnd(15)}${bad.join(", ") || "0"}`,
+        `${fixed(r.p50).padEnd(9)}${fixed(r.p99).padEnd(9)}${`${fixed(cpuMsPerOp, 2)} (${fixed(postgresMsPerOp, 2)})`.padEnd(15)}${fixed(writesPerOp, 1).padEnd(10)}${bad.join(", ") || "0"}`,
     );
   }
   const ratios: [string, string, "throughput" | "p99", string][] = [

@@ -25,17 +25,35 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * CPU seconds that the processes `pids()` names use from now until the answer is called, over the
- * processes alive at both moments (Postgres backends come and go).
+ * Write system calls `pid` has made so far (`syscw` of /proc/<pid>/io: write, writev and the like, to
+ * sockets, pipes, eventfds and files alike; 0 when unreadable). On this VM a write that wakes another
+ * process costs its writer 70-150 µs, so their number per operation is a cost that, unlike a time, does
+ * not drift with the host's speed.
  */
-export function cpuReading(pids: () => number[]): () => number {
-  const start = new Map(pids().map((pid) => [pid, cpuSeconds(pid)]));
+export function writeCalls(pid: number): number {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, "utf8");
+    return Number(/^syscw:\s+(\d+)/m.exec(io)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * How much a per-process count (`count`, e.g. cpuSeconds) of the processes `pids()` names grows from now
+ * until the answer is called, over the processes alive at both moments (Postgres backends come and go).
+ */
+export function growthReading(pids: () => number[], count: (pid: number) => number): () => number {
+  const start = new Map(pids().map((pid) => [pid, count(pid)]));
   return () =>
     pids().reduce((sum, pid) => {
       const before = start.get(pid);
-      return before === undefined ? sum : sum + Math.max(0, cpuSeconds(pid) - before);
+      return before === undefined ? sum : sum + Math.max(0, count(pid) - before);
     }, 0);
 }
+
+/** CPU seconds that the processes `pids()` names use from now until the answer is called. */
+export const cpuReading = (pids: () => number[]): (() => number) => growthReading(pids, cpuSeconds);
 
 /** The process's short name (`node`, `postgres`, `nats-server`). */
 export function commOf(pid: number): string {
@@ -43,6 +61,15 @@ export function commOf(pid: number): string {
     return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
   } catch {
     return "?";
+  }
+}
+
+/** The process's command line, its arguments joined by spaces ("" when it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+  } catch {
+    return "";
   }
 }
 

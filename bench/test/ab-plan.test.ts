@@ -36,31 +36,39 @@ describe("roundOrder", () => {
 });
 
 describe("summarize", () => {
-  const reading = (round: number, name: string, opsPerSecond: number, cpuMsPerOp = 0.3): Reading => ({
+  const reading = (
+    round: number,
+    name: string,
+    opsPerSecond: number,
+    cpuMsPerOp = 0.3,
+    writesPerOp = 2,
+  ): Reading => ({
     round,
     name,
     opsPerSecond,
     p99: 10,
     cpuMsPerOp,
+    writesPerOp,
   });
 
   it("gives medians, ratios to each round's own floor, and the rounds a variant beat the first", () => {
     const readings = [
       reading(0, "floor", 8000, 0.2),
       reading(0, "a", 3000),
-      reading(0, "b", 3200, 0.28),
+      reading(0, "b", 3200, 0.28, 1.5),
       reading(1, "floor", 6000, 0.2),
       reading(1, "a", 3000),
-      reading(1, "b", 2900, 0.32),
+      reading(1, "b", 2900, 0.32, 1.7),
       reading(2, "floor", 7000, 0.2),
       reading(2, "a", 2800),
-      reading(2, "b", 3500, 0.26),
+      reading(2, "b", 3500, 0.26, 1.4),
     ];
     const [floor, a, b] = summarize(readings, ["a", "b"]);
     expect(floor).toMatchObject({ name: "floor", rounds: 3, medianOps: 7000, medianRatio: 1 });
     expect(a).toMatchObject({ name: "a", medianOps: 3000, medianRatio: 0.4 });
     expect(a?.roundsAheadOfFirst).toBeUndefined();
     expect(b).toMatchObject({ name: "b", medianOps: 3200, medianCpuMsPerOp: 0.28, roundsAheadOfFirst: 2 });
+    expect(b?.medianWritesPerOp).toBe(1.5);
     expect(b?.medianRatio).toBeCloseTo(0.4833, 3);
   });
 

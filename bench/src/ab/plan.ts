@@ -59,6 +59,8 @@ export interface Reading {
   p99: number;
   /** CPU milliseconds per operation of the measured side (the suite process or the floor, and Postgres). */
   cpuMsPerOp: number;
+  /** Write system calls per operation of the same processes. */
+  writesPerOp: number;
 }
 
 export interface Summary {
@@ -68,6 +70,7 @@ export interface Summary {
   /** Median over the rounds of ops/s divided by the floor's ops/s in the same round. */
   medianRatio: number;
   medianCpuMsPerOp: number;
+  medianWritesPerOp: number;
   /** Rounds in which it did more operations a second than the first variant (undefined for that one). */
   roundsAheadOfFirst?: number;
 }
@@ -98,6 +101,7 @@ export function summarize(readings: readonly Reading[], variants: readonly strin
       medianOps: median(mine.map((r) => r.opsPerSecond)),
       medianRatio: median(ratios),
       medianCpuMsPerOp: median(mine.map((r) => r.cpuMsPerOp)),
+      medianWritesPerOp: median(mine.map((r) => r.writesPerOp)),
     };
     if (i > 1) {
       summary.roundsAheadOfFirst = mine.filter(

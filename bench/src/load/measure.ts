@@ -1,24 +1,27 @@
-import { cpuReading } from "../proc.js";
+import { cpuReading, growthReading, writeCalls } from "../proc.js";
 import { drive } from "./drive.js";
 import type { LoadResult, Scenario } from "./scenario.js";
 
 /**
  * One measured run of a scenario: its warm-up first (not measured), then the run, with the CPU
- * milliseconds each named group of processes spent per operation during it (each group's pids are read
- * again at the end: Postgres backends come and go).
+ * milliseconds and the write system calls each named group of processes spent per operation during it
+ * (each group's pids are read again at the end: Postgres backends come and go).
  */
 export async function measureLoad(
   scenario: Scenario,
   groups: Record<string, () => number[]>,
-): Promise<{ result: LoadResult; cpuMsPerOp: Record<string, number> }> {
+): Promise<{ result: LoadResult; cpuMsPerOp: Record<string, number>; writesPerOp: Record<string, number> }> {
   if (scenario.warmupSeconds > 0) {
     await drive({ ...scenario, seconds: scenario.warmupSeconds, warmupSeconds: 0 });
   }
-  const used = Object.entries(groups).map(([name, pids]) => [name, cpuReading(pids)] as const);
+  const readings = Object.entries(groups).map(
+    ([name, pids]) => [name, cpuReading(pids), growthReading(pids, writeCalls)] as const,
+  );
   const result = await drive({ ...scenario, warmupSeconds: 0 });
   const ops = result.opsPerSecond * scenario.seconds;
   return {
     result,
-    cpuMsPerOp: Object.fromEntries(used.map(([name, read]) => [name, (read() * 1000) / ops])),
+    cpuMsPerOp: Object.fromEntries(readings.map(([name, cpu]) => [name, (cpu() * 1000) / ops])),
+    writesPerOp: Object.fromEntries(readings.map(([name, , writes]) => [name, writes() / ops])),
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "@avatar/runtime";
-import { descendants } from "../proc.js";
+import { commandLine, descendants } from "../proc.js";
 
 const run = promisify(execFile);
 
@@ -18,6 +18,12 @@ export interface PostgresServer {
   settings: string;
   /** The postmaster and its backends. */
   pids(): number[];
+  /**
+   * The backends serving a client connection (their statements' answers and the WAL their commits
+   * write), without the server's own processes (checkpointer, autovacuum...), whose writes belong to
+   * whatever was written before.
+   */
+  clientPids(): number[];
   stop(): Promise<void>;
 }
 
@@ -62,17 +68,24 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     "start",
   ]);
   const { stdout } = await run(path.join(POSTGRES_BIN, "postgres"), ["--version"]);
+  const pids = () => {
+    const postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+    return Number.isInteger(postmaster) ? [postmaster, ...descendants(postmaster)] : [];
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     version: stdout.trim(),
     settings,
-    pids: () => {
-      const postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
-      return Number.isInteger(postmaster) ? [postmaster, ...descendants(postmaster)] : [];
-    },
+    pids,
+    clientPids: () => pids().filter((pid) => isClientBackend(commandLine(pid))),
     stop: async () => {
       await as(path.join(POSTGRES_BIN, "pg_ctl"), ["-D", data, "-m", "fast", "stop"]).catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A backend's title (`postgres: USER DB HOST(PORT) STATE`) names its client; the server's own do not. */
+export function isClientBackend(title: string): boolean {
+  return /^postgres: \S+ \S+ (\S+\(\d+\)|\[local\])/.test(title);
 }

@@ -1,0 +1,68 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { describe, expect, it } from "vitest";
+import { growthReading, writeCalls } from "../src/proc.js";
+import { isClientBackend } from "../src/servers/postgres.js";
+
+describe("writeCalls", () => {
+  it("counts the write system calls a process makes", async () => {
+    // A child that writes a line to its stdout pipe each time it reads one, then waits.
+    const child = spawn(process.execPath, [
+      "-e",
+      "process.stdin.on('data', (d) => { for (const _ of String(d).trim().split('\\n')) require('node:fs').writeSync(1, 'x\\n'); })",
+    ]);
+    try {
+      child.stdout.resume();
+      await new Promise((r) => setTimeout(r, 300));
+      const pid = child.pid as number;
+      const read = growthReading(() => [pid], writeCalls);
+      child.stdin.write("a\nb\nc\nd\ne\n");
+      await once(child.stdout, "data");
+      await new Promise((r) => setTimeout(r, 200));
+      const grew = read();
+      expect(grew).toBeGreaterThanOrEqual(5);
+      // Node's own housekeeping may write a few times more (eventfd wake-ups), not hundreds.
+      expect(grew).toBeLessThan(50);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("is 0 for a process that is not there", () => {
+    expect(writeCalls(2 ** 22 + 12345)).toBe(0);
+  });
+});
+
+describe("growthReading", () => {
+  it("adds the growth of the processes alive at both readings", () => {
+    const counts = new Map([
+      [1, 10],
+      [2, 5],
+    ]);
+    const pids = [1, 2];
+    const read = growthReading(
+      () => pids,
+      (pid) => counts.get(pid) ?? 0,
+    );
+    counts.set(1, 14);
+    counts.set(2, 7);
+    counts.set(3, 100);
+    pids.push(3); // came after the first reading: not counted
+    pids.splice(1, 1); // pid 2 gone: its growth is not known
+    expect(read()).toBe(4);
+  });
+});
+
+describe("isClientBackend", () => {
+  it("tells a backend serving a client from the server's own processes", () => {
+    expect(isClientBackend("postgres: postgres bench_1 127.0.0.1(53648) idle")).toBe(true);
+    expect(isClientBackend("postgres: postgres postgres [local] SELECT")).toBe(true);
+    expect(isClientBackend("postgres: checkpointer")).toBe(false);
+    expect(isClientBackend("postgres: background writer")).toBe(false);
+    expect(isClientBackend("postgres: walwriter")).toBe(false);
+    expect(isClientBackend("postgres: autovacuum launcher")).toBe(false);
+    expect(isClientBackend("postgres: autovacuum worker bench_1")).toBe(false);
+    expect(isClientBackend("postgres: logical replication launcher")).toBe(false);
+    expect(isClientBackend("/usr/lib/postgresql/15/bin/postgres -D /tmp/x/data")).toBe(false);
+  });
+});
