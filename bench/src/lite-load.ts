@@ -32,8 +32,8 @@ import {
   type SessionSource,
   StreamingSession,
 } from "./lite/streaming-session.js";
-import { say } from "./print.js";
-import { cpuSeconds, mib, rssBytes } from "./proc.js";
+import { fixed, say } from "./print.js";
+import { cpuSeconds, growthReading, mib, rssBytes, writeCalls } from "./proc.js";
 
 const settings = readConfig({
   BENCH_LITE_SESSIONS: env.string({ default: "1000" }),
@@ -103,10 +103,12 @@ try {
     rows.push(row(settings.BENCH_LITE_TOPOLOGY, level, measured.summary, failed));
     rows.push(`         peak RSS (CPU over the window): ${measured.memory}`);
     rows.push(`         event-loop delay p99/max over the window: ${measured.loopDelays}`);
+    rows.push(`         write calls per chunk sent: ${measured.writes}`);
     rows.push(
       `         p99 ratio to the bare-ws floor: ${(measured.summary.p99 / floorP99).toFixed(2)} (target <= 3, no chunk lost)`,
     );
-    say(rows.at(-4) ?? "");
+    say(rows.at(-5) ?? "");
+    say(rows.at(-3) ?? "");
     say(rows.at(-2) ?? "");
     say(rows.at(-1) ?? "");
     if (failed.length > 0 || !keepsUp(measured.summary)) break;
@@ -154,23 +156,29 @@ async function measure(
   await readLoopDelays(metricsUrls);
   trips.begin();
   const peak = new Map<string, number>();
-  const cpuBefore = cpuByPid(watched);
+  const used = watched.map(({ name, pids }) => ({
+    name,
+    cpu: growthReading(() => pids, cpuSeconds),
+    writes: growthReading(() => pids, writeCalls),
+  }));
   const sampler = setInterval(() => sampleRss(watched, peak), 1_000);
   await sleep(settings.BENCH_LITE_SECONDS * 1000);
   trips.end();
   clearInterval(sampler);
   sampleRss(watched, peak);
-  const cpuAfter = cpuByPid(watched);
+  const spent = used.map(({ name, cpu, writes }) => ({ name, cpu: cpu(), writes: writes() }));
   const loopDelays = formatLoopDelays(await readLoopDelays(metricsUrls));
   // Acknowledgements still on their way are given a moment before they count as lost.
   await sleep(2_000);
-  const memory = [...peak.entries()]
-    .map(([name, bytes]) => {
-      const cpu = groupCpu(name, cpuBefore, cpuAfter) / settings.BENCH_LITE_SECONDS;
-      return `${name} ${mib(bytes)} (${Math.round(cpu * 100)}% CPU)`;
+  const summary = trips.summary();
+  const memory = spent
+    .map(({ name, cpu }) => {
+      const share = cpu / settings.BENCH_LITE_SECONDS;
+      return `${name} ${mib(peak.get(name) ?? 0)} (${Math.round(share * 100)}% CPU)`;
     })
     .join(", ");
-  return { summary: trips.summary(), memory, loopDelays };
+  const writes = spent.map(({ name, writes }) => `${name} ${fixed(writes / summary.sent, 2)}`).join(", ");
+  return { summary, memory, loopDelays, writes };
 }
 
 /** Opens sessions from `source` until `list` has `level`; answers why the ones that could not be opened failed. */
@@ -205,25 +213,6 @@ async function openUpTo(
 
 function groups() {
   return [...(backend?.processes() ?? []), { name: "bench clients", pids: [process.pid] }];
-}
-
-/** CPU seconds used so far, per group and pid. */
-function cpuByPid(watched: { name: string; pids: number[] }[]): Map<string, Map<number, number>> {
-  return new Map(watched.map(({ name, pids }) => [name, new Map(pids.map((pid) => [pid, cpuSeconds(pid)]))]));
-}
-
-/** CPU seconds a group used between two readings, over the processes alive at both. */
-function groupCpu(
-  name: string,
-  before: Map<string, Map<number, number>>,
-  after: Map<string, Map<number, number>>,
-) {
-  let total = 0;
-  for (const [pid, end] of after.get(name) ?? []) {
-    const start = before.get(name)?.get(pid);
-    if (start !== undefined) total += Math.max(0, end - start);
-  }
-  return total;
 }
 
 function sampleRss(watched: { name: string; pids: number[] }[], peak: Map<string, number>): void {
