@@ -159,7 +159,8 @@ async function measure(
   const used = watched.map(({ name, pids }) => ({
     name,
     cpu: growthReading(() => pids, cpuSeconds),
-    writes: growthReading(() => pids, writeCalls),
+    // Postgres's writes: its client backends' only, as pnpm bench counts them (servers/postgres.ts).
+    writes: growthReading(name === "postgres" ? () => environment.pg.clientPids() : () => pids, writeCalls),
   }));
   const sampler = setInterval(() => sampleRss(watched, peak), 1_000);
   await sleep(settings.BENCH_LITE_SECONDS * 1000);
