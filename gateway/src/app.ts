@@ -2,11 +2,11 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Bus } from "@avatar/bus";
 import {
   type Clients,
+  clientsOnBehalfOf,
   type Logger,
   onApiKeyRevoked,
   rateLimitDecisions,
   requestIdFrom,
-  runWithRequestContext,
 } from "@avatar/runtime";
 import { ApiKeyAuthenticator } from "./auth/api-keys.js";
 import { type Authenticators, authenticate, type FailureGuard } from "./auth/authenticate.js";
@@ -139,14 +139,9 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       if (!route.errors) throw err;
       // The caller sees a rewritten answer; what actually happened goes to the log.
       const original = toHttpError(err);
-      if (original.status >= 500) log.error("request failed", { method, path: url.pathname, err });
-      else
-        log.info("request refused", {
-          method,
-          path: url.pathname,
-          status: original.status,
-          detail: original.message,
-        });
+      const request = { method, path: url.pathname, request_id: requestId };
+      if (original.status >= 500) log.error("request failed", { ...request, err });
+      else log.info("request refused", { ...request, status: original.status, detail: original.message });
       throw route.errors(err);
     }
   }
@@ -197,13 +192,19 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     if (!parsed.ok) return sendJson(res, 422, validationErrorBody(parsed.issues), headers);
 
     const cookies: string[] = [];
+    let clients: Clients | undefined;
     const result = await route.handle({
       principal,
       ...parsed.value,
-      clients: deps.clients,
+      // Worked out only for the routes that call through them (a mint does not).
+      get clients() {
+        clients ??= clientsOnBehalfOf(deps.clients, requestId);
+        return clients;
+      },
+      processClients: deps.clients,
       bus: deps.bus,
       log,
-      // Worked out only for the routes that read them (most do not).
+      // Worked out only for the routes that read them (most do not), as these.
       get baseUrl() {
         return publicBaseUrl(req, config, publicHosts, trust);
       },
@@ -230,18 +231,18 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       "X-Request-Id": requestId,
       "X-Content-Type-Options": "nosniff",
     };
-    runWithRequestContext({ requestId }, () =>
-      serve(req, res, requestId, headers).catch((err: unknown) => {
-        const e = toHttpError(err);
-        if (e.status >= 500) log.error("request failed", { method: req.method, path: req.url, err });
-        Object.assign(headers, e.headers);
-        if (e.status === 422 && e.issues) {
-          const issues = e.issues.map((i) => ({ ...i, input: i.input ?? null }));
-          return sendJson(res, 422, validationErrorBody(issues), headers);
-        }
-        sendJson(res, e.status, { ...failure(e.status, e.message), ...e.fields }, headers);
-      }),
-    );
+    serve(req, res, requestId, headers).catch((err: unknown) => {
+      const e = toHttpError(err);
+      if (e.status >= 500) {
+        log.error("request failed", { method: req.method, path: req.url, request_id: requestId, err });
+      }
+      Object.assign(headers, e.headers);
+      if (e.status === 422 && e.issues) {
+        const issues = e.issues.map((i) => ({ ...i, input: i.input ?? null }));
+        return sendJson(res, 422, validationErrorBody(issues), headers);
+      }
+      sendJson(res, e.status, { ...failure(e.status, e.message), ...e.fields }, headers);
+    });
   };
 
   return {

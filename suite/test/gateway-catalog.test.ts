@@ -1,4 +1,6 @@
 import { readCatalogFile } from "@avatar/catalog";
+import { createDb } from "@avatar/runtime";
+import { collectingLogger } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, startTestSuite, type TestSuite } from "./support.js";
 
@@ -228,5 +230,26 @@ describe("request ids", () => {
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const failed = await suite.get("/v1/avatars");
     expect(failed.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("names the caller's request in the log line of a service that failed serving it", async () => {
+    const { log, records } = collectingLogger();
+    const own = await startTestSuite({ log });
+    const db = createDb({ url: own.databaseUrl, schema: "catalog", poolSize: 1 });
+    const rename = (from: string, to: string) =>
+      db.schema.withSchema("catalog").alterTable(from).renameTo(to).execute();
+    try {
+      await rename("languages", "languages_away");
+      const res = await own.get("/v1/languages", { "X-Request-Id": "req-languages-1" });
+      expect(res.status).toBe(500);
+      expect(records().find((r) => r.msg === "rpc failed unexpectedly")).toMatchObject({
+        request_id: "req-languages-1",
+        procedure: "/avatar.catalog.v1.CatalogService/ListLanguages",
+      });
+    } finally {
+      await rename("languages_away", "languages");
+      await db.destroy();
+      await own.stop();
+    }
   });
 });

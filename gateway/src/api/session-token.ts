@@ -39,7 +39,7 @@ export async function mintSessionToken(ctx: Ctx): Promise<RouteResult> {
       apiKeyId: principal.apiKeyId,
       request: toSessionRequest(ctx.body),
     });
-    const res = await mintsOf(ctx.clients.tokens)(mint, ctx.requestId);
+    const res = await mintsOf(ctx.processClients.tokens)(mint, ctx.requestId);
     return { data: { session_id: res.sessionId, session_token: res.sessionToken } };
   } catch (err) {
     throw as422(err, ctx.body.body.max_session_duration);

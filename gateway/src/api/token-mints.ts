@@ -3,7 +3,7 @@ import type {
   MintSessionTokenResponse,
   TokensService,
 } from "@avatar/contracts/tokens";
-import { batchedCall, runWithRequestContext } from "@avatar/runtime";
+import { batchedCall, onBehalfOf } from "@avatar/runtime";
 import type { Client } from "@connectrpc/connect";
 
 type TokensClient = Pick<Client<typeof TokensService>, "mintSessionToken" | "mintSessionTokensBatch">;
@@ -43,8 +43,7 @@ export function batchedMints(tokens: TokensClient): MintToken {
           })
         ).outcomes,
       valueOf: (outcome) => outcome.minted,
-      one: (item: Mint) =>
-        runWithRequestContext({ requestId: item.requestId }, () => tokens.mintSessionToken(item.mint)),
+      one: (item: Mint) => tokens.mintSessionToken(item.mint, onBehalfOf(item.requestId)),
     });
   const bySpace = new Map<string, ReturnType<typeof batchOf>>();
   return (mint, requestId) => {

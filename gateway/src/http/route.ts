@@ -27,7 +27,10 @@ export interface RequestContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The services, each call made on behalf of this request (its id reaches their log lines). */
   clients: Clients;
+  /** The process's own clients, for what requests share (a batch of mints carries each one's id itself). */
+  processClients: Clients;
   /** The bus, for what is relayed to a session's pipeline worker (WHEP). */
   bus: Bus;
   log: Logger;

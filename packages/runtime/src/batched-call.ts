@@ -73,20 +73,21 @@ export async function answerEach<T, R, O>(
     run(item: T, index: number): Promise<R>;
     ok(value: R, item: T): O;
     failed(error: CallError, item: T): O;
-    /** Runs an item's work and the logging of its failure within, e.g., its own request context. */
-    within?(item: T, index: number, work: () => Promise<O>): Promise<O>;
+    /** The request id each item came with, for the log lines of its failure. */
+    requestIds?: readonly (string | undefined)[];
   },
 ): Promise<O[]> {
   if (items.length > MAX_BATCH_ITEMS) {
     throw invalidRequest(`at most ${MAX_BATCH_ITEMS} items per call`, { field: options.field });
   }
   const procedure = `/${options.method.parent.typeName}/${options.method.name}`;
-  const answer = (item: T, i: number) => () =>
-    options.run(item, i).then(
-      (value) => options.ok(value, item),
-      (err: unknown) => options.failed(callErrorOf(err, options.log, procedure), item),
-    );
   return Promise.all(
-    items.map((item, i) => (options.within ? options.within(item, i, answer(item, i)) : answer(item, i)())),
+    items.map((item, i) =>
+      options.run(item, i).then(
+        (value) => options.ok(value, item),
+        (err: unknown) =>
+          options.failed(callErrorOf(err, options.log, procedure, options.requestIds?.[i]), item),
+      ),
+    ),
   );
 }

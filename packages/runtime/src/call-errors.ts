@@ -11,8 +11,8 @@ import { serviceError } from "./service-errors.js";
  */
 
 /** What a batch handler answers for an item that threw (logged and masked as serviceError does). */
-export function callErrorOf(err: unknown, log: Logger, procedure: string): CallError {
-  const e = serviceError(err, log, procedure);
+export function callErrorOf(err: unknown, log: Logger, procedure: string, requestId?: string): CallError {
+  const e = serviceError(err, log, procedure, requestId);
   const detail = errorDetailOf(e);
   return create(CallErrorSchema, { code: e.code, message: e.rawMessage, ...(detail ? { detail } : {}) });
 }

@@ -6,9 +6,9 @@ import { SessionsService } from "@avatar/contracts/sessions";
 import { TokensService } from "@avatar/contracts/tokens";
 import { WebhooksService } from "@avatar/contracts/webhooks";
 import type { DescService } from "@bufbuild/protobuf";
-import { type Client, createClient, type Transport } from "@connectrpc/connect";
+import { type CallOptions, type Client, createClient, type Transport } from "@connectrpc/connect";
 import { meterCalls } from "./metrics/connect.js";
-import { forwardRequestId } from "./request-id.js";
+import { forwardRequestId, onBehalfOf } from "./request-id.js";
 import { presentIdentity, type ServiceIdentity } from "./service-identity.js";
 import { traceCalls } from "./tracing/connect.js";
 import { unaryTransport } from "./unary-transport.js";
@@ -66,6 +66,38 @@ export function createClients(urls: ServiceUrls, identity: ServiceIdentity): Cli
         made.set(name, connectClient(services[name], url, identity));
       }
       return made.get(name);
+    },
+  });
+}
+
+type AnyCall = (request: unknown, options?: CallOptions) => unknown;
+
+/**
+ * `clients` whose every call is made on behalf of request `requestId` (onBehalfOf): a gateway route's
+ * calls, so that the services' log lines name the request they served. Each service's client is wrapped
+ * when first used.
+ */
+export function clientsOnBehalfOf(clients: Clients, requestId: string): Clients {
+  const options = onBehalfOf(requestId);
+  const wrapped = new Map<PropertyKey, unknown>();
+  const wrap = (client: Record<string, AnyCall>) =>
+    new Proxy(client, {
+      get: (target, method) => {
+        const call = target[method as string];
+        if (typeof call !== "function") return call;
+        return (request: unknown, own?: CallOptions) => call(request, own ? { ...options, ...own } : options);
+      },
+    });
+  return new Proxy(clients, {
+    get(target, name) {
+      let client = wrapped.get(name);
+      if (client === undefined) {
+        const own = target[name as ServiceName] as unknown;
+        if (typeof own !== "object" || own === null) return own;
+        client = wrap(own as Record<string, AnyCall>);
+        wrapped.set(name, client);
+      }
+      return client;
     },
   });
 }

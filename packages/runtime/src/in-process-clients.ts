@@ -1,11 +1,18 @@
 import type { DescService, MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
+import {
+  type CallOptions,
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  type ServiceImpl,
+} from "@connectrpc/connect";
 import { SpanKind } from "@opentelemetry/api";
 import { type Clients, type ServiceName, services } from "./clients.js";
 import { InProcessHandlerContext } from "./in-process-context.js";
 import type { Logger } from "./log.js";
 import { meterCalled, meterServed } from "./metrics/connect.js";
+import { requestIdFrom, requestIdOf, withRequestId } from "./request-id.js";
 import type { ServiceApp } from "./server.js";
 import { callersOf } from "./service-callers.js";
 import { serviceError } from "./service-errors.js";
@@ -19,9 +26,9 @@ type AnyImpl = Partial<ServiceImpl<DescService>>;
  * loopback HTTP: no sockets, no encoding, no HTTP parsing per call. Each call builds its request message
  * and a handler context (in-process-context.ts) as a Connect server would, and answers the response
  * message a client would get. Errors are what the services' server interceptors make of them
- * (service-errors.ts). The caller's request id needs no header: the call runs in the caller's log
- * context, and each call is a span of the called service in the caller's trace, and counted on both
- * sides, as a call over HTTP would be.
+ * (service-errors.ts). The caller's request id (its call options, onBehalfOf) reaches the handler's context
+ * values as over HTTP, and each call is a span of the called service in the caller's trace, and counted
+ * on both sides, as a call over HTTP would be.
  * Each client is made for one caller, and a call from a caller not on the RPC's allow-list
  * (service-callers.ts) is refused as over HTTP: no credential travels (nothing leaves the process), but
  * no service reaches an RPC it may not call.
@@ -66,7 +73,7 @@ export class InProcessServices {
       const label = `/${service.typeName}/${method.name}`;
       const procedure = `${service.typeName}/${method.name}`;
       const allowed = callersOf(service.typeName, method.name).includes(caller);
-      const call = async (request: MessageInitShape<typeof method.input>) => {
+      const call = async (request: MessageInitShape<typeof method.input>, options?: CallOptions) => {
         if (!allowed) {
           // As presentIdentity reports a refused identity: the deployment's fault, an internal error.
           throw new ConnectError(`${caller} may not call ${procedure}`, Code.Internal);
@@ -77,17 +84,23 @@ export class InProcessServices {
           throw new ConnectError(`${label} is not served in this process`, Code.Unavailable);
         }
         const context = new InProcessHandlerContext(service, method, label);
+        // As serveRequestId does over HTTP: the caller's request id, or a fresh one.
+        const requestId = requestIdFrom(options?.contextValues && requestIdOf(options.contextValues));
+        withRequestId(context.values, requestId);
         try {
           return create(
             method.output,
             (await fn.call(impl, create(method.input, request), context)) as never,
           );
         } catch (err) {
-          throw serviceError(err, this.log, label);
+          throw serviceError(err, this.log, label, requestId);
         }
       };
       const served = () => this.names.get(service.typeName) ?? service.typeName;
-      client[method.localName] = (request: MessageInitShape<typeof method.input> = {}) =>
+      client[method.localName] = (
+        request: MessageInitShape<typeof method.input> = {},
+        options?: CallOptions,
+      ) =>
         inSpan(
           procedure,
           {
@@ -98,7 +111,7 @@ export class InProcessServices {
               [SERVICE_ATTRIBUTE]: served(),
             },
           },
-          () => meterCalled(procedure, () => meterServed(served(), procedure, () => call(request))),
+          () => meterCalled(procedure, () => meterServed(served(), procedure, () => call(request, options))),
         );
     }
     return client;

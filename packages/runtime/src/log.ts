@@ -1,9 +1,10 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { activeTraceIds } from "./tracing/spans.js";
 
 /**
- * Structured JSON logs, one object per line, carrying the request id of the call being served and, when
- * tracing is on, the active span's `trace_id` and `span_id`.
+ * Structured JSON logs, one object per line, carrying, when tracing is on, the active span's `trace_id`
+ * and `span_id`. A line about a call carries its `request_id` as a field (request-id.ts): nothing keeps
+ * it for the code in between (an AsyncLocalStorage did, until 2026-11-28: on Node 20 its promise hooks
+ * ran for every promise of the process, about a tenth of a one-process mint's CPU).
  */
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -17,20 +18,6 @@ export interface Logger {
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
-}
-
-export interface RequestContext {
-  requestId: string;
-}
-
-const requestContext = new AsyncLocalStorage<RequestContext>();
-
-export function runWithRequestContext<T>(ctx: RequestContext, fn: () => T): T {
-  return requestContext.run(ctx, fn);
-}
-
-export function currentRequestId(): string | undefined {
-  return requestContext.getStore()?.requestId;
 }
 
 export type LogSink = (line: string) => void;
@@ -56,8 +43,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const write = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (rank[level] < min) return;
     const entry: LogFields = { time: new Date().toISOString(), level, msg, ...base };
-    const requestId = currentRequestId();
-    if (requestId) entry.request_id = requestId;
     const traced = activeTraceIds();
     if (traced) Object.assign(entry, traced);
     if (fields) {

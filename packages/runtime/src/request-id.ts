@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { Interceptor } from "@connectrpc/connect";
-import { currentRequestId, runWithRequestContext } from "./log.js";
+import {
+  type CallOptions,
+  type ContextValues,
+  createContextKey,
+  createContextValues,
+  type Interceptor,
+} from "@connectrpc/connect";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 
@@ -11,13 +16,37 @@ export function requestIdFrom(header: string | null | undefined): string {
   return header && acceptable.test(header) ? header : randomUUID();
 }
 
-/** Server side: every call runs with the request id it came with (or a new one) in its log context. */
-export const serveRequestId: Interceptor = (next) => (req) =>
-  runWithRequestContext({ requestId: requestIdFrom(req.header.get(REQUEST_ID_HEADER)) }, () => next(req));
+/**
+ * A call's request id travels in its Connect context values, by hand: a handler that calls on for its
+ * caller passes `onBehalfOf(requestIdOf(ctx.values))` with the call. Nothing carries it implicitly
+ * across awaits (log.ts says why).
+ */
+const requestIdKey = createContextKey<string | undefined>(undefined, { description: "request id" });
 
-/** Client side: calls made while serving a request carry its id onward. */
+/** The request id of a served call (its handler's `ctx.values`), or of a call being made. */
+export function requestIdOf(values: ContextValues): string | undefined {
+  return values.get(requestIdKey);
+}
+
+/** The options of a call made for request `requestId`: the call carries it on (forwardRequestId). */
+export function onBehalfOf(requestId: string | undefined): CallOptions {
+  return requestId ? { contextValues: createContextValues().set(requestIdKey, requestId) } : {};
+}
+
+/** Server side: every call has the request id it came with (or a new one) in its context values. */
+export const serveRequestId: Interceptor = (next) => (req) => {
+  req.contextValues.set(requestIdKey, requestIdFrom(req.header.get(REQUEST_ID_HEADER)));
+  return next(req);
+};
+
+/** Client side: a call made on behalf of a request (onBehalfOf) carries its id in the header. */
 export const forwardRequestId: Interceptor = (next) => (req) => {
-  const id = currentRequestId();
+  const id = requestIdOf(req.contextValues);
   if (id && !req.header.has(REQUEST_ID_HEADER)) req.header.set(REQUEST_ID_HEADER, id);
   return next(req);
 };
+
+/** Marks `values` (an in-process call's handler context) with the request id it is made for. */
+export function withRequestId(values: ContextValues, requestId: string): void {
+  values.set(requestIdKey, requestId);
+}

@@ -5,7 +5,7 @@ import { http1UnaryServer } from "./http1-unary-server.js";
 import type { Logger } from "./log.js";
 import { meterServedCalls } from "./metrics/connect.js";
 import { METRICS_PATH, respondMetrics } from "./metrics/serve.js";
-import { serveRequestId } from "./request-id.js";
+import { requestIdOf, serveRequestId } from "./request-id.js";
 import { callersOf } from "./service-callers.js";
 import { serviceError } from "./service-errors.js";
 import { requireCaller, type ServiceIdentity } from "./service-identity.js";
@@ -33,7 +33,7 @@ function logUnexpected(log: Logger): Interceptor {
     try {
       return await next(req);
     } catch (err) {
-      throw serviceError(err, log, req.url);
+      throw serviceError(err, log, req.url, requestIdOf(req.contextValues));
     }
   };
 }

@@ -3,6 +3,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { decodeJwt, errors, jwtVerify, SignJWT } from "jose";
 import { errorDetailOf, forbidden, unauthenticated } from "./errors.js";
 import type { Logger } from "./log.js";
+import { requestIdOf } from "./request-id.js";
 import { VerifiedTokens } from "./verified-tokens.js";
 
 /**
@@ -185,7 +186,11 @@ export function requireCaller(
       }
     } catch (err) {
       if (err instanceof ConnectError)
-        log.warn("service call refused", { procedure, reason: err.rawMessage });
+        log.warn("service call refused", {
+          procedure,
+          reason: err.rawMessage,
+          request_id: requestIdOf(req.contextValues),
+        });
       throw err;
     }
     return next(req);

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { answerEach, batchedCall, MAX_BATCH_ITEMS } from "../src/batched-call.js";
 import { callErrorOf } from "../src/call-errors.js";
 import { notFound } from "../src/errors.js";
-import { createLogger, runWithRequestContext, silentLogger } from "../src/log.js";
+import { createLogger, silentLogger } from "../src/log.js";
 
 /** A unary call in batches: one batch call per turn, each caller answered as a call of its own would be. */
 
@@ -90,7 +90,7 @@ describe("batchedCall", () => {
 describe("answerEach", () => {
   const method = TokensService.method.mintSessionTokensBatch;
 
-  it("answers each item in order, a failed one with its CallError, logged under the context `within` gives", async () => {
+  it("answers each item in order, a failed one with its CallError, logged under its request id", async () => {
     const lines: Record<string, unknown>[] = [];
     const log = createLogger({ sink: (l) => lines.push(JSON.parse(l)) });
     type Outcome = { value?: number; error?: CallError };
@@ -104,7 +104,7 @@ describe("answerEach", () => {
       },
       ok: (value) => ({ value }),
       failed: (error) => ({ error }),
-      within: (n, _i, work) => runWithRequestContext({ requestId: `req-${n}` }, work),
+      requestIds: ["req-1", "req--1", "req-3"],
     });
     expect(outcomes.map((o) => o.value ?? o.error?.code)).toEqual([2, Code.Internal, 6]);
     expect(lines.map((l) => [l.request_id, l.procedure])).toEqual([

@@ -1,7 +1,8 @@
 import { TokensService } from "@avatar/contracts/tokens";
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { InProcessServices, silentLogger } from "../src/index.js";
+import { clientsOnBehalfOf, InProcessServices, onBehalfOf, requestIdOf, silentLogger } from "../src/index.js";
+import { collectingLogger } from "./support.js";
 
 /** The tokens service's MintSessionToken, answering with what its context said. */
 function tokensApp(seen: HandlerContext[], fail?: Error) {
@@ -58,5 +59,45 @@ describe("InProcessServices", () => {
       code: Code.Internal,
       rawMessage: "internal error",
     });
+  });
+
+  it("gives the handler the request id the call is made on behalf of, or a fresh one, as over HTTP", async () => {
+    const seen: HandlerContext[] = [];
+    const services = new InProcessServices(silentLogger);
+    services.register(tokensApp(seen));
+    const tokens = services.clients("gateway").tokens;
+    await tokens.mintSessionToken({}, onBehalfOf("req-in-process"));
+    await tokens.mintSessionToken({});
+    await tokens.mintSessionToken({});
+    const [given, fresh, other] = seen.map((ctx) => requestIdOf(ctx.values));
+    expect(given).toBe("req-in-process");
+    expect(fresh).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(other).not.toBe(fresh);
+  });
+
+  it("logs an unexpected failure under the request id of its call", async () => {
+    const { log, records } = collectingLogger();
+    const services = new InProcessServices(log);
+    services.register(tokensApp([], new Error("boom")));
+    await expect(
+      services.clients("gateway").tokens.mintSessionToken({}, onBehalfOf("req-broken")),
+    ).rejects.toMatchObject({ code: Code.Internal });
+    expect(records().find((r) => r.msg === "rpc failed unexpectedly")).toMatchObject({
+      request_id: "req-broken",
+      procedure: "/avatar.tokens.v1.TokensService/MintSessionToken",
+    });
+  });
+});
+
+describe("clientsOnBehalfOf", () => {
+  it("makes every call of every service on behalf of one request, and keeps a call's own options", async () => {
+    const seen: HandlerContext[] = [];
+    const services = new InProcessServices(silentLogger);
+    services.register(tokensApp(seen));
+    const clients = clientsOnBehalfOf(services.clients("gateway"), "req-route");
+    expect(clients.tokens).toBe(clients.tokens);
+    await clients.tokens.mintSessionToken({ spaceId: "a" });
+    await clients.tokens.mintSessionToken({ spaceId: "b" }, onBehalfOf("req-own"));
+    expect(seen.map((ctx) => requestIdOf(ctx.values))).toEqual(["req-route", "req-own"]);
   });
 });

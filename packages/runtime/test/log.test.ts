@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, currentRequestId, runWithRequestContext, silentLogger } from "../src/log.js";
+import { createLogger, silentLogger } from "../src/log.js";
 import { collectingLogger } from "./support.js";
 
 describe("createLogger", () => {
@@ -51,29 +51,13 @@ describe("createLogger", () => {
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["kept"]);
   });
 
-  it("adds the request id of the call being served, also across awaits", async () => {
+  it("adds no request id of its own: a line names its call only when it is given one", async () => {
     const { log, records } = collectingLogger();
-    log.info("outside");
-    await runWithRequestContext({ requestId: "req-42" }, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      log.info("inside");
-      expect(currentRequestId()).toBe("req-42");
-    });
-    expect(currentRequestId()).toBeUndefined();
-    const [outside, inside] = records();
-    expect(outside).not.toHaveProperty("request_id");
-    expect(inside).toMatchObject({ msg: "inside", request_id: "req-42" });
-  });
-
-  it("keeps concurrent requests' ids apart", async () => {
-    const { log, records } = collectingLogger();
-    const serve = (id: string, delayMs: number) =>
-      runWithRequestContext({ requestId: id }, async () => {
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-        log.info(id);
-      });
-    await Promise.all([serve("a", 20), serve("b", 1)]);
-    for (const r of records()) expect(r.request_id).toBe(r.msg);
+    log.info("plain");
+    log.info("about a call", { request_id: "req-42" });
+    const [plain, call] = records();
+    expect(plain).not.toHaveProperty("request_id");
+    expect(call).toMatchObject({ msg: "about a call", request_id: "req-42" });
   });
 
   it("serializes an error under `err` with its name, message and stack", () => {

@@ -5,9 +5,9 @@ import { connectClient } from "../src/clients.js";
 import { createDb } from "../src/db.js";
 import { isDatabaseUnavailable } from "../src/db-errors.js";
 import { errorDetailOf, notFound } from "../src/errors.js";
-import { type Logger, runWithRequestContext } from "../src/log.js";
+import type { Logger } from "../src/log.js";
 import { freePort } from "../src/net.js";
-import { REQUEST_ID_HEADER } from "../src/request-id.js";
+import { onBehalfOf, REQUEST_ID_HEADER, requestIdOf } from "../src/request-id.js";
 import { type Listening, listen, type ServiceApp, serviceHandler } from "../src/server.js";
 import {
   caught,
@@ -62,8 +62,8 @@ async function startHarness(options: { withReady?: boolean } = {}): Promise<Harn
           await slow.promise;
           return { providers: [{ provider: "p", models: ["slow-model"] }] };
         },
-        listPublicAvatars() {
-          log.info("serving public avatars");
+        listPublicAvatars(_req, ctx) {
+          log.info("serving public avatars", { request_id: requestIdOf(ctx.values) });
           return {};
         },
         listVoices() {
@@ -149,10 +149,10 @@ describe("serviceHandler over HTTP", () => {
     expect(h.records().find((r) => r.msg === "serving public avatars")?.request_id).toBe("req-from-caller");
   });
 
-  it("forwards the request id of the call being served to the calls it makes", async () => {
+  it("carries the request id a call is made on behalf of", async () => {
     const h = await startHarness();
     const client = connectClient(CatalogService, h.listening.url, testIdentity("gateway"));
-    await runWithRequestContext({ requestId: "req-upstream" }, () => client.listPublicAvatars({}));
+    await client.listPublicAvatars({}, onBehalfOf("req-upstream"));
     expect(h.records().find((r) => r.msg === "serving public avatars")?.request_id).toBe("req-upstream");
   });
 

@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, createClients } from "../src/clients.js";
-import { REQUEST_ID_HEADER } from "../src/request-id.js";
+import { REQUEST_ID_HEADER, requestIdOf } from "../src/request-id.js";
 import { listen } from "../src/server.js";
 import { type ServiceModule, type StartServiceOptions, startService } from "../src/service.js";
 import { collectingLogger, createTestDatabase, type TestDatabase, testIdentity } from "./support.js";
@@ -39,8 +39,8 @@ function module(events: string[], ready?: () => Promise<boolean>): ServiceModule
         name: "catalog",
         routes: (router) =>
           router.service(CatalogService, {
-            async listLanguages() {
-              log.info("listing languages");
+            async listLanguages(_req, ctx) {
+              log.info("listing languages", { request_id: requestIdOf(ctx.values) });
               const rows = await db.selectFrom("langs").select("code").orderBy("code").execute();
               return { languages: rows.map((r) => ({ code: r.code, language: r.code })) };
             },

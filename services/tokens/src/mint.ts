@@ -20,7 +20,6 @@ import {
   type Logger,
   notFound,
   requestIdFrom,
-  runWithRequestContext,
 } from "@avatar/runtime";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
@@ -154,9 +153,8 @@ export function mintService(
         run: (mint) => mintSessionToken(withCache, mint),
         ok: (minted) => ({ minted }),
         failed: (error) => ({ error }),
-        // Each mint, and the logging of its failure, under the request id it came with.
-        within: (_mint, i, work) =>
-          runWithRequestContext({ requestId: requestIdFrom(req.requestIds[i]) }, work),
+        // Each mint's failure is logged under the request id it came with.
+        requestIds: req.mints.map((_mint, i) => requestIdFrom(req.requestIds[i])),
       });
       return { outcomes };
     },
