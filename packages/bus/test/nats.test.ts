@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type NatsServerHandle,
@@ -39,6 +41,33 @@ describe.skipIf(!available)("nats", () => {
     const bus = await connect();
     expect(bus.maxPayload()).toBe(8 * 1024 * 1024);
     await bus.close();
+  });
+
+  it("builds no error for a request that was answered (patches/@nats-io__nats-core@3.3.1.patch)", async () => {
+    // nats-core's RequestOne.resolver ended with cancel(), which rejected its settled promise with a new
+    // RequestError: an Error and its stack for every answered request, that nothing could see.
+    const fromTransport = createRequire(createRequire(import.meta.url).resolve("@nats-io/transport-node"));
+    const errors = fromTransport(path.join(path.dirname(fromTransport.resolve("@nats-io/nats-core")), "errors.js"));
+    const Original = errors.RequestError;
+    let built = 0;
+    errors.RequestError = class extends Original {
+      constructor(...args: unknown[]) {
+        super(...args);
+        built++;
+      }
+    };
+    const bus = await connect();
+    try {
+      const subject = `patch.${uniqueId()}`;
+      bus.serve(subject, () => text("pong"));
+      for (let i = 0; i < 5; i++) {
+        expect(str(await bus.request(subject, text("ping"), { timeoutMs: 1_000 }))).toBe("pong");
+      }
+      expect(built).toBe(0);
+    } finally {
+      errors.RequestError = Original;
+      await bus.close();
+    }
   });
 
   it("createBusFromEnv gives the NATS bus for a URL", async () => {
