@@ -47,7 +47,9 @@ describe.skipIf(!available)("nats", () => {
     // nats-core's RequestOne.resolver ended with cancel(), which rejected its settled promise with a new
     // RequestError: an Error and its stack for every answered request, that nothing could see.
     const fromTransport = createRequire(createRequire(import.meta.url).resolve("@nats-io/transport-node"));
-    const errors = fromTransport(path.join(path.dirname(fromTransport.resolve("@nats-io/nats-core")), "errors.js"));
+    const errors = fromTransport(
+      path.join(path.dirname(fromTransport.resolve("@nats-io/nats-core")), "errors.js"),
+    );
     const Original = errors.RequestError;
     let built = 0;
     errors.RequestError = class extends Original {
