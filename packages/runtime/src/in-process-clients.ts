@@ -12,7 +12,7 @@ import { type Clients, type ServiceName, services } from "./clients.js";
 import { InProcessHandlerContext } from "./in-process-context.js";
 import type { Logger } from "./log.js";
 import { meterCalled, meterServed } from "./metrics/connect.js";
-import { requestIdFrom, requestIdOf, withRequestId } from "./request-id.js";
+import { requestIdOf, serveWithRequestId } from "./request-id.js";
 import type { ServiceApp } from "./server.js";
 import { callersOf } from "./service-callers.js";
 import { serviceError } from "./service-errors.js";
@@ -85,8 +85,8 @@ export class InProcessServices {
         }
         const context = new InProcessHandlerContext(service, method, label);
         // As serveRequestId does over HTTP: the caller's request id, or a fresh one.
-        const requestId = requestIdFrom(options?.contextValues && requestIdOf(options.contextValues));
-        withRequestId(context.values, requestId);
+        const callerId = options?.contextValues && requestIdOf(options.contextValues);
+        const requestId = serveWithRequestId(context.values, callerId);
         try {
           return create(
             method.output,

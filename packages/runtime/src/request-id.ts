@@ -33,9 +33,19 @@ export function onBehalfOf(requestId: string | undefined): CallOptions {
   return requestId ? { contextValues: createContextValues().set(requestIdKey, requestId) } : {};
 }
 
+/**
+ * A served call's request id: the caller's when it is reasonable, else a fresh one, kept in the call's
+ * context values (`values`) for its handler. Answers the id.
+ */
+export function serveWithRequestId(values: ContextValues, callerId: string | null | undefined): string {
+  const id = requestIdFrom(callerId);
+  values.set(requestIdKey, id);
+  return id;
+}
+
 /** Server side: every call has the request id it came with (or a new one) in its context values. */
 export const serveRequestId: Interceptor = (next) => (req) => {
-  req.contextValues.set(requestIdKey, requestIdFrom(req.header.get(REQUEST_ID_HEADER)));
+  serveWithRequestId(req.contextValues, req.header.get(REQUEST_ID_HEADER));
   return next(req);
 };
 
@@ -45,8 +55,3 @@ export const forwardRequestId: Interceptor = (next) => (req) => {
   if (id && !req.header.has(REQUEST_ID_HEADER)) req.header.set(REQUEST_ID_HEADER, id);
   return next(req);
 };
-
-/** Marks `values` (an in-process call's handler context) with the request id it is made for. */
-export function withRequestId(values: ContextValues, requestId: string): void {
-  values.set(requestIdKey, requestId);
-}

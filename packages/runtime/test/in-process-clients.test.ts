@@ -61,7 +61,7 @@ describe("InProcessServices", () => {
     });
   });
 
-  it("gives the handler the request id the call is made on behalf of, or a fresh one, as over HTTP", async () => {
+  it("gives the handler the request id the call is made on behalf of, or a fresh one for none or an unusable one, as over HTTP", async () => {
     const seen: HandlerContext[] = [];
     const services = new InProcessServices(silentLogger);
     services.register(tokensApp(seen));
@@ -69,10 +69,12 @@ describe("InProcessServices", () => {
     await tokens.mintSessionToken({}, onBehalfOf("req-in-process"));
     await tokens.mintSessionToken({});
     await tokens.mintSessionToken({});
-    const [given, fresh, other] = seen.map((ctx) => requestIdOf(ctx.values));
+    await tokens.mintSessionToken({}, onBehalfOf("not an id\n"));
+    const [given, fresh, other, unusable] = seen.map((ctx) => requestIdOf(ctx.values));
     expect(given).toBe("req-in-process");
     expect(fresh).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(other).not.toBe(fresh);
+    expect(unusable).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
   });
 
   it("logs an unexpected failure under the request id of its call", async () => {
