@@ -73,8 +73,8 @@ export async function answerEach<T, R, O>(
     run(item: T, index: number): Promise<R>;
     ok(value: R, item: T): O;
     failed(error: CallError, item: T): O;
-    /** The request id each item came with, for the log lines of its failure. */
-    requestIds?: readonly (string | undefined)[];
+    /** The request id of item `index`, for the log lines of its failure (asked only when it failed). */
+    requestId?(index: number): string | undefined;
   },
 ): Promise<O[]> {
   if (items.length > MAX_BATCH_ITEMS) {
@@ -86,7 +86,7 @@ export async function answerEach<T, R, O>(
       options.run(item, i).then(
         (value) => options.ok(value, item),
         (err: unknown) =>
-          options.failed(callErrorOf(err, options.log, procedure, options.requestIds?.[i]), item),
+          options.failed(callErrorOf(err, options.log, procedure, options.requestId?.(i)), item),
       ),
     ),
   );

@@ -104,11 +104,11 @@ describe("answerEach", () => {
       },
       ok: (value) => ({ value }),
       failed: (error) => ({ error }),
-      requestIds: ["req-1", "req--1", "req-3"],
+      requestId: (i) => `req-${i}`,
     });
     expect(outcomes.map((o) => o.value ?? o.error?.code)).toEqual([2, Code.Internal, 6]);
     expect(lines.map((l) => [l.request_id, l.procedure])).toEqual([
-      ["req--1", "/avatar.tokens.v1.TokensService/MintSessionTokensBatch"],
+      ["req-1", "/avatar.tokens.v1.TokensService/MintSessionTokensBatch"],
     ]);
   });
 

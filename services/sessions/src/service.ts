@@ -18,6 +18,7 @@ import {
   type OutboxPublisher,
   pageInfo,
   pageWindow,
+  requestIdOf,
   topics,
   toTimestamp,
 } from "@avatar/runtime";
@@ -130,7 +131,7 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
       return { session: present(await lifecycle.create(newSession(req))) };
     },
 
-    async createSessionsBatch(req) {
+    async createSessionsBatch(req, ctx) {
       const outcomes = await answerEach(req.sessions, {
         field: "sessions",
         method: SessionsService.method.createSessionsBatch,
@@ -138,6 +139,8 @@ export function sessionsService(deps: SessionsServiceDeps): ServiceImpl<typeof S
         run: (item) => lifecycle.createForId(newSession(item)),
         ok: (sessionId) => ({ sessionId }),
         failed: (error, item) => ({ sessionId: item.sessionId, error }),
+        // The batch call's own: its items carry none of their own.
+        requestId: () => requestIdOf(ctx.values),
       });
       return { outcomes };
     },

@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { SessionMode } from "@avatar/contracts/common";
-import { connectErrorOf, errorDetailOf, MAX_BATCH_ITEMS, readConfig } from "@avatar/runtime";
-import { gate, nextTurn } from "@avatar/testkit";
+import {
+  connectErrorOf,
+  errorDetailOf,
+  MAX_BATCH_ITEMS,
+  REQUEST_ID_HEADER,
+  readConfig,
+} from "@avatar/runtime";
+import { collectingLogger, gate, nextTurn } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -201,6 +207,24 @@ describe("CreateSessionsBatch", () => {
       .execute();
     expect(stored.map((r) => r.id).sort()).toEqual(good.map((r) => r.sessionId).sort());
     expect(new Set(stored.map((r) => `${r.mode} ${r.api_key_id}`))).toEqual(new Set([`LITE ${API_KEY_ID}`]));
+  });
+
+  it("logs an item's unexpected failure under the batch call's request id", async () => {
+    const { log, records } = collectingLogger();
+    const h = harness(t.db, { log });
+    const rename = (from: string, to: string) => t.db.schema.alterTable(from).renameTo(to).execute();
+    await rename("sessions", "sessions_away");
+    try {
+      const res = await h.client.createSessionsBatch(
+        { sessions: [request(), request()] },
+        { headers: { [REQUEST_ID_HEADER]: "req-batch-1" } },
+      );
+      expect(res.outcomes.map((o) => o.error?.code)).toEqual([Code.Internal, Code.Internal]);
+    } finally {
+      await rename("sessions_away", "sessions");
+    }
+    const failed = records().filter((r) => r.msg === "rpc failed unexpectedly");
+    expect(failed.map((r) => r.request_id)).toEqual(["req-batch-1", "req-batch-1"]);
   });
 
   it("answers a retried creation with its session and refuses its id in another space", async () => {

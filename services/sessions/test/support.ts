@@ -3,7 +3,14 @@ import { randomUUID } from "node:crypto";
 import { type Bus, createMemoryBus } from "@avatar/bus";
 import { type SessionConfig, SessionConfigSchema, SessionMode } from "@avatar/contracts/common";
 import { SessionsService } from "@avatar/contracts/sessions";
-import { connectInterceptors, createClients, type Env, errorDetailOf, silentLogger } from "@avatar/runtime";
+import {
+  connectInterceptors,
+  createClients,
+  type Env,
+  errorDetailOf,
+  type Logger,
+  silentLogger,
+} from "@avatar/runtime";
 import { openServiceDb, type ServiceTestDb, testIdentity } from "@avatar/testkit";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
@@ -84,16 +91,20 @@ export interface Harness {
  */
 export function harness(
   db: Kysely<SessionsDatabase>,
-  options: { env?: Env; clock?: TestClock } & Omit<SessionsOptions, "now" | "manualScheduler"> = {},
+  options: { env?: Env; clock?: TestClock; log?: Logger } & Omit<
+    SessionsOptions,
+    "now" | "manualScheduler"
+  > = {},
 ): Harness {
   const clock = options.clock ?? new TestClock();
+  const log = options.log ?? silentLogger;
   const bus = createMemoryBus();
   const app = build(
     // These tests run no pipeline: starts complete without a worker assignment.
     {
       db,
       bus,
-      log: silentLogger,
+      log,
       clients: createClients({}, testIdentity("sessions")),
       env: { ...noPipeline, ...options.env },
     },
@@ -104,7 +115,7 @@ export function harness(
     },
   );
   const transport = createRouterTransport((router) => app.routes(router), {
-    router: { interceptors: connectInterceptors(silentLogger, "sessions") },
+    router: { interceptors: connectInterceptors(log, "sessions") },
   });
   return { app, client: createClient(SessionsService, transport), clock, bus, db };
 }

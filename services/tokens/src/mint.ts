@@ -154,7 +154,7 @@ export function mintService(
         ok: (minted) => ({ minted }),
         failed: (error) => ({ error }),
         // Each mint's failure is logged under the request id it came with.
-        requestIds: req.mints.map((_mint, i) => requestIdFrom(req.requestIds[i])),
+        requestId: (i) => requestIdFrom(req.requestIds[i]),
       });
       return { outcomes };
     },
