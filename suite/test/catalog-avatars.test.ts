@@ -3,6 +3,7 @@ import { type CatalogDatabase, catalogService, readCatalogFile } from "@avatar/c
 import { AvatarStatus, CatalogService } from "@avatar/contracts/catalog";
 import { SessionEndReason } from "@avatar/contracts/sessions";
 import { createDb, createLogger } from "@avatar/runtime";
+import { collectingLogger } from "@avatar/testkit";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
@@ -189,6 +190,38 @@ describe("ending the sessions of a deleted avatar", () => {
         expect(calls).toEqual([{ avatarId: id, reason: SessionEndReason.AVATAR_DELETED }]);
       },
     );
+  });
+
+  it("asks on behalf of the delete: a failure in the sessions service is logged under its X-Request-Id", async () => {
+    const { log, records } = collectingLogger();
+    const own = await startTestSuite({ log });
+    const db = createDb({ url: own.databaseUrl, schema: "sessions", poolSize: 1 });
+    const rename = (from: string, to: string) =>
+      db.schema.withSchema("sessions").alterTable(from).renameTo(to).execute();
+    try {
+      const id = randomUUID();
+      await own.clients.catalog.importAvatars({
+        avatars: [{ id, spaceId: own.spaceId, name: "Doomed", status: AvatarStatus.ACTIVE }],
+      });
+      await rename("sessions", "sessions_away");
+      const res = await own.request("DELETE", `/v1/avatars/${id}`, {
+        headers: { "X-API-KEY": own.apiKey, "X-Request-Id": "req-avatar-delete-1" },
+      });
+      expect(res.status).toBe(200);
+      expect(records().find((r) => r.msg === "rpc failed unexpectedly")).toMatchObject({
+        request_id: "req-avatar-delete-1",
+        procedure: "/avatar.sessions.v1.SessionsService/EndAvatarSessions",
+      });
+      expect(records().find((r) => r.avatar_id === id)).toMatchObject({
+        level: "warn",
+        msg: "could not end the sessions of a deleted avatar",
+        request_id: "req-avatar-delete-1",
+      });
+    } finally {
+      await rename("sessions_away", "sessions");
+      await db.destroy();
+      await own.stop();
+    }
   });
 
   it("still deletes when the sessions service cannot end them, and logs that", async () => {

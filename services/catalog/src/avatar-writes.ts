@@ -1,17 +1,20 @@
 import type { CatalogService } from "@avatar/contracts/catalog";
 import { SessionEndReason } from "@avatar/contracts/sessions";
-import { invalidRequest, isUuid, type Logger, notFound } from "@avatar/runtime";
+import { invalidRequest, isUuid, type Logger, notFound, requestIdOf } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
 import { avatarToProto } from "./mapping.js";
 import * as repo from "./repository.js";
 import type { CatalogDatabase } from "./schema.js";
 
-/** Ends the sessions running on an avatar (SessionsService.EndAvatarSessions). */
-export type EndAvatarSessions = (req: {
-  avatarId: string;
-  reason: SessionEndReason;
-}) => Promise<{ sessionIds: string[] }>;
+/**
+ * Ends the sessions running on an avatar (SessionsService.EndAvatarSessions), on behalf of the request
+ * that deleted it (its id, when the delete came with one).
+ */
+export type EndAvatarSessions = (
+  req: { avatarId: string; reason: SessionEndReason },
+  requestId: string | undefined,
+) => Promise<{ sessionIds: string[] }>;
 
 export interface AvatarWriteDeps {
   endAvatarSessions?: EndAvatarSessions;
@@ -55,11 +58,11 @@ export function avatarWriteRpcs(db: Kysely<CatalogDatabase>, deps: AvatarWriteDe
       return { avatar: avatarToProto(row) };
     },
 
-    async deleteAvatar(req) {
+    async deleteAvatar(req, ctx) {
       const current = await ownAvatar(req.spaceId, req.avatarId);
       if (!(await repo.markAvatarDeleted(db, req.spaceId, current.id))) throw gone();
       deps.avatarChanged?.(current.id);
-      await endSessionsOn(current.id, deps);
+      await endSessionsOn(current.id, deps, requestIdOf(ctx.values));
       const row = await repo.findAvatar(db, current.id);
       if (!row) throw gone();
       return { avatar: avatarToProto(row) };
@@ -92,13 +95,18 @@ async function visibleVoiceId(
  * Sessions on a deleted avatar end with AVATAR_DELETED. The avatar stays deleted when the sessions
  * service cannot be reached: that is logged, and the sessions end by their own timeouts.
  */
-async function endSessionsOn(avatarId: string, deps: AvatarWriteDeps): Promise<void> {
+async function endSessionsOn(
+  avatarId: string,
+  deps: AvatarWriteDeps,
+  requestId: string | undefined,
+): Promise<void> {
   if (!deps.endAvatarSessions) return;
+  const logged = { avatar_id: avatarId, ...(requestId ? { request_id: requestId } : {}) };
   try {
-    const res = await deps.endAvatarSessions({ avatarId, reason: SessionEndReason.AVATAR_DELETED });
-    const ended = res.sessionIds.length;
-    if (ended > 0) deps.log.info("ended the sessions of a deleted avatar", { avatar_id: avatarId, ended });
+    const req = { avatarId, reason: SessionEndReason.AVATAR_DELETED };
+    const ended = (await deps.endAvatarSessions(req, requestId)).sessionIds.length;
+    if (ended > 0) deps.log.info("ended the sessions of a deleted avatar", { ...logged, ended });
   } catch (err) {
-    deps.log.warn("could not end the sessions of a deleted avatar", { avatar_id: avatarId, err });
+    deps.log.warn("could not end the sessions of a deleted avatar", { ...logged, err });
   }
 }

@@ -1,6 +1,7 @@
 import { CatalogService } from "@avatar/contracts/catalog";
 import {
   cacheInvalidations,
+  onBehalfOf,
   publishInvalidation,
   type ServiceApp,
   type ServiceDeps,
@@ -27,7 +28,8 @@ export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<Service
         CatalogService,
         catalogService(deps.db, {
           // Resolved at call time: a catalog process without SESSIONS_URL still serves everything else.
-          endAvatarSessions: (req) => deps.clients.sessions.endAvatarSessions(req),
+          endAvatarSessions: (req, requestId) =>
+            deps.clients.sessions.endAvatarSessions(req, onBehalfOf(requestId)),
           avatarChanged: (avatarId) => publishInvalidation(deps.bus, cacheInvalidations.avatars, avatarId),
           log: deps.log,
         }),
