@@ -6,7 +6,7 @@ import { createDb, createLogger } from "@avatar/runtime";
 import { collectingLogger } from "@avatar/testkit";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
+import { atNextSecond, json, startTestSuite, type TestSuite, tableMover } from "./support.js";
 
 /** PATCH and DELETE /v1/avatars/{avatar_id} over HTTP, and what a delete asks of the sessions service. */
 
@@ -195,15 +195,13 @@ describe("ending the sessions of a deleted avatar", () => {
   it("asks on behalf of the delete: a failure in the sessions service is logged under its X-Request-Id", async () => {
     const { log, records } = collectingLogger();
     const own = await startTestSuite({ log });
-    const db = createDb({ url: own.databaseUrl, schema: "sessions", poolSize: 1 });
-    const rename = (from: string, to: string) =>
-      db.schema.withSchema("sessions").alterTable(from).renameTo(to).execute();
+    const tables = tableMover(own.databaseUrl, "sessions");
     try {
       const id = randomUUID();
       await own.clients.catalog.importAvatars({
         avatars: [{ id, spaceId: own.spaceId, name: "Doomed", status: AvatarStatus.ACTIVE }],
       });
-      await rename("sessions", "sessions_away");
+      await tables.rename("sessions", "sessions_away");
       const res = await own.request("DELETE", `/v1/avatars/${id}`, {
         headers: { "X-API-KEY": own.apiKey, "X-Request-Id": "req-avatar-delete-1" },
       });
@@ -218,8 +216,8 @@ describe("ending the sessions of a deleted avatar", () => {
         request_id: "req-avatar-delete-1",
       });
     } finally {
-      await rename("sessions_away", "sessions");
-      await db.destroy();
+      await tables.rename("sessions_away", "sessions");
+      await tables.close();
       await own.stop();
     }
   });

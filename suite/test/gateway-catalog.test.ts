@@ -1,8 +1,7 @@
 import { readCatalogFile } from "@avatar/catalog";
-import { createDb } from "@avatar/runtime";
 import { collectingLogger } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startTestSuite, type TestSuite } from "./support.js";
+import { json, startTestSuite, type TestSuite, tableMover } from "./support.js";
 
 /** The catalog slice through the public gateway, over real HTTP, on the whole suite. */
 
@@ -235,11 +234,9 @@ describe("request ids", () => {
   it("names the caller's request in the log line of a service that failed serving it", async () => {
     const { log, records } = collectingLogger();
     const own = await startTestSuite({ log });
-    const db = createDb({ url: own.databaseUrl, schema: "catalog", poolSize: 1 });
-    const rename = (from: string, to: string) =>
-      db.schema.withSchema("catalog").alterTable(from).renameTo(to).execute();
+    const tables = tableMover(own.databaseUrl, "catalog");
     try {
-      await rename("languages", "languages_away");
+      await tables.rename("languages", "languages_away");
       const res = await own.get("/v1/languages", { "X-Request-Id": "req-languages-1" });
       expect(res.status).toBe(500);
       expect(records().find((r) => r.msg === "rpc failed unexpectedly")).toMatchObject({
@@ -247,8 +244,8 @@ describe("request ids", () => {
         procedure: "/avatar.catalog.v1.CatalogService/ListLanguages",
       });
     } finally {
-      await rename("languages_away", "languages");
-      await db.destroy();
+      await tables.rename("languages_away", "languages");
+      await tables.close();
       await own.stop();
     }
   });
