@@ -7,6 +7,7 @@ export {
   replayDeadLetter,
 } from "./dead-letters.js";
 export { DEFAULT_MAX_DELIVER, deadLetterSubject, retryDelayOf } from "./durable-settings.js";
+export { isPromise } from "./in-flight.js";
 export type { BusLogger, BusLogLevel } from "./logger.js";
 export { createMemoryBus, type MemoryBusOptions } from "./memory.js";
 export { connectNatsBus, DEFAULT_NATS_TIMEOUT_MS, type NatsBusOptions } from "./nats.js";

@@ -628,6 +628,32 @@ export function busLoggingContract(name: string, makeBus: (logger: BusLogger) =>
       }
     });
 
+    it("reports a handler's rejection as it reports a throw, for subscribers and servers alike", async () => {
+      const { logger, records } = recordingLogger();
+      const bus = await makeBus(logger);
+      const id = uniqueId();
+      try {
+        bus.subscribe(`t.${id}.rejects`, async () => {
+          await new Promise((r) => setTimeout(r, 5));
+          throw new Error("late subscriber failure");
+        });
+        bus.serve(`t.${id}.serve-rejects`, async () => {
+          throw new Error("late server failure");
+        });
+        bus.publish(`t.${id}.rejects`, text("x"));
+        await expect(
+          bus.request(`t.${id}.serve-rejects`, text("?"), { timeoutMs: 300 }),
+        ).rejects.toBeInstanceOf(RequestTimeoutError);
+        await waitFor("both failures logged", () =>
+          ["late subscriber failure", "late server failure"].every((e) =>
+            records.some((r) => r.level === "warn" && r.fields?.error === e),
+          ),
+        );
+      } finally {
+        await bus.close();
+      }
+    });
+
     it("reports a durable message it gives up on", async () => {
       const { logger, records } = recordingLogger();
       const bus = await makeBus(logger);

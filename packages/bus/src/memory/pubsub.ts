@@ -12,7 +12,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from "../bus.js";
-import { InFlight } from "../in-flight.js";
+import { andThen, InFlight } from "../in-flight.js";
 import { type BusLogger, errorText } from "../logger.js";
 import { assertPublishSubject, assertSubscribeSubject, SubjectIndex } from "../subject.js";
 
@@ -23,7 +23,7 @@ interface CoreSub {
   readonly queue: string | undefined;
   active: boolean;
   readonly inFlight: InFlight;
-  receive(msg: BusMessage, reply: Reply | undefined): Promise<void>;
+  receive(msg: BusMessage, reply: Reply | undefined): void;
 }
 
 function copyMessage(msg: BusMessage): BusMessage {
@@ -74,24 +74,13 @@ export class MemoryPubSub {
   }
 
   subscribe(subject: string, handler: MessageHandler, options: SubscribeOptions = {}): Subscription {
-    return this.#add(subject, options.queue, async (msg) => {
-      try {
-        await handler(msg);
-      } catch (err) {
-        this.#logger("warn", "message handler failed", { subject: msg.subject, error: errorText(err) });
-      }
-    });
+    return this.#add(subject, options.queue, "message handler failed", (msg) => handler(msg));
   }
 
   serve(subject: string, handler: ReplyHandler, options: SubscribeOptions = {}): Subscription {
-    return this.#add(subject, options.queue, async (msg, reply) => {
-      try {
-        const payload = await handler(msg);
-        reply?.(payload);
-      } catch (err) {
-        this.#logger("warn", "reply handler failed", { subject: msg.subject, error: errorText(err) });
-      }
-    });
+    return this.#add(subject, options.queue, "reply handler failed", (msg, reply) =>
+      andThen(handler(msg), (payload) => reply?.(payload)),
+    );
   }
 
   /** Stops every subscription and waits for their handlers. */
@@ -102,7 +91,8 @@ export class MemoryPubSub {
   #add(
     pattern: string,
     queue: string | undefined,
-    invoke: (msg: BusMessage, reply: Reply | undefined) => Promise<void>,
+    failure: string,
+    invoke: (msg: BusMessage, reply: Reply | undefined) => void | Promise<void>,
   ): Subscription {
     assertSubscribeSubject(pattern);
     const inFlight = new InFlight();
@@ -111,7 +101,11 @@ export class MemoryPubSub {
       queue,
       active: true,
       inFlight,
-      receive: (msg, reply) => inFlight.run(() => invoke(msg, reply)),
+      receive: (msg, reply) =>
+        inFlight.call(
+          () => invoke(msg, reply),
+          (err) => this.#logger("warn", failure, { subject: msg.subject, error: errorText(err) }),
+        ),
     };
     this.#subs.add(sub);
     this.#bySubject.add(pattern, sub);
@@ -130,7 +124,7 @@ export class MemoryPubSub {
     const recipients = this.#recipients(msg.subject);
     for (const sub of recipients) {
       setImmediate(() => {
-        if (sub.active) void sub.receive(copyMessage(msg), reply);
+        if (sub.active) sub.receive(copyMessage(msg), reply);
       });
     }
     return recipients.length;

@@ -10,7 +10,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from "../bus.js";
-import { InFlight } from "../in-flight.js";
+import { andThen, InFlight } from "../in-flight.js";
 import { type BusLogger, errorText } from "../logger.js";
 import { assertPublishSubject, assertSubscribeSubject } from "../subject.js";
 import { closedToBusError, isNoResponders, isTimeout } from "./errors.js";
@@ -58,16 +58,15 @@ export class NatsCore {
   }
 
   subscribe(subject: string, handler: MessageHandler, options: SubscribeOptions = {}): Subscription {
-    return this.#add(subject, options.queue, "message handler failed", async (msg) => {
-      await handler(toBusMessage(msg));
-    });
+    return this.#add(subject, options.queue, "message handler failed", (msg) => handler(toBusMessage(msg)));
   }
 
   serve(subject: string, handler: ReplyHandler, options: SubscribeOptions = {}): Subscription {
-    return this.#add(subject, options.queue, "reply handler failed", async (msg) => {
-      const reply = await handler(toBusMessage(msg));
-      if (msg.reply) msg.respond(reply);
-    });
+    return this.#add(subject, options.queue, "reply handler failed", (msg) =>
+      andThen(handler(toBusMessage(msg)), (reply) => {
+        if (msg.reply) msg.respond(reply);
+      }),
+    );
   }
 
   /** Stops every subscription and waits for their handlers. */
@@ -79,7 +78,7 @@ export class NatsCore {
     subject: string,
     queue: string | undefined,
     failure: string,
-    invoke: (msg: Msg) => Promise<void>,
+    invoke: (msg: Msg) => void | Promise<void>,
   ): Subscription {
     assertSubscribeSubject(subject);
     const inFlight = new InFlight();
@@ -92,11 +91,11 @@ export class NatsCore {
           return;
         }
         if (!active) return;
-        inFlight
-          .run(() => invoke(msg))
-          .catch((handlerErr: unknown) =>
+        inFlight.call(
+          () => invoke(msg),
+          (handlerErr: unknown) =>
             this.logger("warn", failure, { subject: msg.subject, error: errorText(handlerErr) }),
-          );
+        );
       },
     });
     const stop = async () => {

@@ -1,4 +1,4 @@
-import type { Bus, BusHeaders, DurableMessage } from "@avatar/bus";
+import { type Bus, type BusHeaders, type DurableMessage, isPromise } from "@avatar/bus";
 import { busConsumed, busConsumeLag, busPublished } from "./catalog.js";
 import { subjectLabel } from "./subjects.js";
 
@@ -10,20 +10,36 @@ export const PUBLISHED_AT_HEADER = "avatar-published-at";
  * long durable events waited. Behaviour is unchanged (handlers' results and errors pass through).
  */
 export function meterBus(bus: Bus, service: string, now: () => number = Date.now): Bus {
-  const published = (kind: string, subject: string) =>
-    busPublished.inc({ service, kind, subject: subjectLabel(subject) });
+  const published = (kind: string, subject: string) => {
+    busPublished.tallyOf(service, kind, subjectLabel(subject)).n++;
+  };
+  // A handler that finishes synchronously is counted without a promise (most realtime frames' do).
   const counted =
     <M extends { subject: string }, R>(kind: string, handler: (msg: M) => R | Promise<R>) =>
-    async (msg: M): Promise<R> => {
-      const labels = { service, kind, subject: subjectLabel(msg.subject) };
+    (msg: M): R | Promise<R> => {
+      const subject = subjectLabel(msg.subject);
+      const outcome = (name: "ok" | "error") => busConsumed.tallyOf(service, kind, subject, name).n++;
+      let result: R | Promise<R>;
       try {
-        const result = await handler(msg);
-        busConsumed.inc({ ...labels, outcome: "ok" });
-        return result;
+        result = handler(msg);
       } catch (err) {
-        busConsumed.inc({ ...labels, outcome: "error" });
+        outcome("error");
         throw err;
       }
+      if (!isPromise(result)) {
+        outcome("ok");
+        return result;
+      }
+      return result.then(
+        (value) => {
+          outcome("ok");
+          return value;
+        },
+        (err: unknown) => {
+          outcome("error");
+          throw err;
+        },
+      );
     };
   const stamped = (headers: BusHeaders | undefined): BusHeaders => ({
     [PUBLISHED_AT_HEADER]: String(now()),

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from "prom-client";
 import { metricsRegistry } from "./registry.js";
 import { sampledGauge } from "./sampled.js";
+import { talliedCounter } from "./tallied.js";
 
 /**
  * Every metric the suite exports: names, labels and buckets in one place. Instrumentation (interceptors,
@@ -89,14 +90,15 @@ export const rpcClientDuration = new Histogram({
 
 // ---- the bus ----
 
-export const busPublished = new Counter({
+// Tallied: counted for every message, realtime frames included.
+export const busPublished = talliedCounter({
   name: "avatar_bus_published_total",
   help: "Messages published on the bus (kind: core, request, durable); ids in subjects are shown as *",
   labelNames: ["service", "kind", "subject"] as const,
   registers,
 });
 
-export const busConsumed = new Counter({
+export const busConsumed = talliedCounter({
   name: "avatar_bus_consumed_total",
   help: "Messages handled from the bus (kind: core, serve, durable), by outcome (ok, error)",
   labelNames: ["service", "kind", "subject", "outcome"] as const,

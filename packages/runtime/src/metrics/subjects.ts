@@ -3,11 +3,24 @@
  * `*`, so `rt.<session>.in` is one series, not one per session.
  */
 export function subjectLabel(subject: string): string {
-  return subject
-    .split(".")
-    .map((token) => (isId(token) ? "*" : token))
-    .join(".");
+  let label = recent.get(subject);
+  if (label === undefined) {
+    label = subject
+      .split(".")
+      .map((token) => (isId(token) ? "*" : token))
+      .join(".");
+    if (recent.size >= RECENT_MAX) recent.clear();
+    recent.set(subject, label);
+  }
+  return label;
 }
+
+/**
+ * The labels of the subjects seen lately: every message is counted by its subject's label, and the
+ * subjects of a realtime session (`rt.<id>.in`, `rt.<id>.out`) repeat for as long as it runs.
+ */
+const recent = new Map<string, string>();
+const RECENT_MAX = 10_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
