@@ -130,17 +130,6 @@ describe("video encoder", () => {
     return { encoder, out, frames, old };
   }
 
-  it("a keyframe asked for before the first frame is out is that frame: no handover", async () => {
-    const { encoder, out, frames } = await h264Encoder();
-    encoder.encode(itemAt(frames, 0));
-    encoder.requestKeyframe();
-    for (const frame of frames.slice(1)) encoder.encode(frame);
-    await until(() => out.length === 30);
-    await encoder.close();
-    expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0]);
-    expect(encoder.stats.handovers).toBe(0);
-  });
-
   it("a handover's keyframe that overtakes frames still in the old encoder waits for them", async () => {
     // A long handover timeout: however slow the machine, the old encoder's frames are waited for.
     const { encoder, out, frames, old } = await encoderFallingBehind(10_000);

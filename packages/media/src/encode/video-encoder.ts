@@ -108,9 +108,7 @@ export class VideoEncoder {
 
   /** The next frame out will be a keyframe (for a new viewer, or a viewer's PLI). */
   requestKeyframe(): void {
-    // A fresh encoder's first output is a keyframe anyway: a viewer that connects (and asks) before it is
-    // out gets it, without a handover to a spare that may still be starting (a freeze as the picture starts).
-    if (this.closed || !this.active?.started || this.incoming) return;
+    if (this.closed || !this.active || this.incoming) return;
     const process = this.takeSpare();
     const timer = setTimeout(() => this.handoverTimedOut(), this.handoverTimeoutMs);
     this.incoming = { process, firstIndex: undefined, timer, held: [] };
