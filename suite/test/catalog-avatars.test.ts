@@ -3,10 +3,10 @@ import { type CatalogDatabase, catalogService, readCatalogFile } from "@avatar/c
 import { AvatarStatus, CatalogService } from "@avatar/contracts/catalog";
 import { SessionEndReason } from "@avatar/contracts/sessions";
 import { createDb, createLogger } from "@avatar/runtime";
-import { collectingLogger } from "@avatar/testkit";
+import { collectingLogger, withTableAway } from "@avatar/testkit";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { atNextSecond, json, startTestSuite, type TestSuite, tableMover } from "./support.js";
+import { atNextSecond, json, startTestSuite, type TestSuite } from "./support.js";
 
 /** PATCH and DELETE /v1/avatars/{avatar_id} over HTTP, and what a delete asks of the sessions service. */
 
@@ -195,17 +195,17 @@ describe("ending the sessions of a deleted avatar", () => {
   it("asks on behalf of the delete: a failure in the sessions service is logged under its X-Request-Id", async () => {
     const { log, records } = collectingLogger();
     const own = await startTestSuite({ log });
-    const tables = tableMover(own.databaseUrl, "sessions");
     try {
       const id = randomUUID();
       await own.clients.catalog.importAvatars({
         avatars: [{ id, spaceId: own.spaceId, name: "Doomed", status: AvatarStatus.ACTIVE }],
       });
-      await tables.rename("sessions", "sessions_away");
-      const res = await own.request("DELETE", `/v1/avatars/${id}`, {
-        headers: { "X-API-KEY": own.apiKey, "X-Request-Id": "req-avatar-delete-1" },
+      await withTableAway({ url: own.databaseUrl, schema: "sessions" }, "sessions", async () => {
+        const res = await own.request("DELETE", `/v1/avatars/${id}`, {
+          headers: { "X-API-KEY": own.apiKey, "X-Request-Id": "req-avatar-delete-1" },
+        });
+        expect(res.status).toBe(200);
       });
-      expect(res.status).toBe(200);
       expect(records().find((r) => r.msg === "rpc failed unexpectedly")).toMatchObject({
         request_id: "req-avatar-delete-1",
         procedure: "/avatar.sessions.v1.SessionsService/EndAvatarSessions",
@@ -216,8 +216,6 @@ describe("ending the sessions of a deleted avatar", () => {
         request_id: "req-avatar-delete-1",
       });
     } finally {
-      await tables.rename("sessions_away", "sessions");
-      await tables.close();
       await own.stop();
     }
   });

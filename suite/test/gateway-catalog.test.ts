@@ -1,7 +1,7 @@
 import { readCatalogFile } from "@avatar/catalog";
-import { collectingLogger } from "@avatar/testkit";
+import { collectingLogger, withTableAway } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startTestSuite, type TestSuite, tableMover } from "./support.js";
+import { json, startTestSuite, type TestSuite } from "./support.js";
 
 /** The catalog slice through the public gateway, over real HTTP, on the whole suite. */
 
@@ -234,18 +234,16 @@ describe("request ids", () => {
   it("names the caller's request in the log line of a service that failed serving it", async () => {
     const { log, records } = collectingLogger();
     const own = await startTestSuite({ log });
-    const tables = tableMover(own.databaseUrl, "catalog");
     try {
-      await tables.rename("languages", "languages_away");
-      const res = await own.get("/v1/languages", { "X-Request-Id": "req-languages-1" });
-      expect(res.status).toBe(500);
+      await withTableAway({ url: own.databaseUrl, schema: "catalog" }, "languages", async () => {
+        const res = await own.get("/v1/languages", { "X-Request-Id": "req-languages-1" });
+        expect(res.status).toBe(500);
+      });
       expect(records().find((r) => r.msg === "rpc failed unexpectedly")).toMatchObject({
         request_id: "req-languages-1",
         procedure: "/avatar.catalog.v1.CatalogService/ListLanguages",
       });
     } finally {
-      await tables.rename("languages_away", "languages");
-      await tables.close();
       await own.stop();
     }
   });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readGatewayConfig } from "@avatar/gateway";
-import { createDb, type Logger, silentLogger } from "@avatar/runtime";
+import { type Logger, silentLogger } from "@avatar/runtime";
 import { allowedCallerClients, createTestDatabase } from "@avatar/testkit";
 import { seedDemoSpace } from "../src/demo.js";
 import { type Suite, type SuiteOptions, startSuite } from "../src/start-suite.js";
@@ -92,16 +92,3 @@ export async function atNextSecond(): Promise<void> {
 /** The decoded JSON body of a response, typed loosely for assertions. */
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
 export const json = async (res: Response): Promise<any> => res.json();
-
-/**
- * One service's table moved aside and back: a failure a test provokes inside that service alone (its
- * schema in the suite's database).
- */
-export function tableMover(databaseUrl: string, schema: string) {
-  const db = createDb({ url: databaseUrl, schema, poolSize: 1 });
-  return {
-    rename: (from: string, to: string) =>
-      db.schema.withSchema(schema).alterTable(from).renameTo(to).execute(),
-    close: () => db.destroy(),
-  };
-}

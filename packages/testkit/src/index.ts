@@ -7,6 +7,7 @@ export * from "./postgres.js";
 export * from "./postgres-server.js";
 export * from "./processes.js";
 export * from "./service-db.js";
+export * from "./table-away.js";
 export * from "./tcp-balancer.js";
 export * from "./topology.js";
 export * from "./waits.js";

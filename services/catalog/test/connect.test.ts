@@ -7,7 +7,6 @@ import {
   type Clients,
   connectInterceptors,
   createClients,
-  createDb,
   createLogger,
   errorDetailOf,
   type Listening,
@@ -22,9 +21,9 @@ import {
   createTestDatabase,
   type TestDatabase,
   testIdentity,
+  withTableAway,
 } from "@avatar/testkit";
 import { type Client, Code, createClient, createRouterTransport } from "@connectrpc/connect";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogModule } from "../src/index.js";
 import { type CatalogFile, readCatalogFile } from "../src/seed.js";
@@ -153,18 +152,13 @@ describe("the catalog service on a real server", () => {
 
   it("logs an unexpected failure with the caller's x-request-id and hides it from the caller", async () => {
     // A table going missing under the running service: an error no handler expects.
-    const db = createDb({ url: database.url, schema: "catalog", poolSize: 1 });
-    await sql`alter table catalog.languages rename to languages_away`.execute(db);
-    try {
+    await withTableAway({ url: database.url, schema: "catalog" }, "languages", async () => {
       const err = await failure(
         client.listLanguages({}, { headers: { [REQUEST_ID_HEADER]: "req-catalog-1" } }),
       );
       expect(err.code).toBe(Code.Internal);
       expect(err.rawMessage).not.toContain("languages");
-    } finally {
-      await sql`alter table catalog.languages_away rename to languages`.execute(db);
-      await db.destroy();
-    }
+    });
     const entry = records().find((r) => r.request_id === "req-catalog-1");
     expect(entry).toMatchObject({ level: "error", service: "catalog", msg: "rpc failed unexpectedly" });
     expect(JSON.stringify(entry?.err)).toContain("languages");

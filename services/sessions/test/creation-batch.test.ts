@@ -7,7 +7,7 @@ import {
   REQUEST_ID_HEADER,
   readConfig,
 } from "@avatar/runtime";
-import { collectingLogger, gate, nextTurn } from "@avatar/testkit";
+import { collectingLogger, gate, nextTurn, withTableAway } from "@avatar/testkit";
 import { Code } from "@connectrpc/connect";
 import type { CompiledQuery, Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -212,17 +212,13 @@ describe("CreateSessionsBatch", () => {
   it("logs an item's unexpected failure under the batch call's request id", async () => {
     const { log, records } = collectingLogger();
     const h = harness(t.db, { log });
-    const rename = (from: string, to: string) => t.db.schema.alterTable(from).renameTo(to).execute();
-    await rename("sessions", "sessions_away");
-    try {
+    await withTableAway({ url: t.url, schema: "sessions" }, "sessions", async () => {
       const res = await h.client.createSessionsBatch(
         { sessions: [request(), request()] },
         { headers: { [REQUEST_ID_HEADER]: "req-batch-1" } },
       );
       expect(res.outcomes.map((o) => o.error?.code)).toEqual([Code.Internal, Code.Internal]);
-    } finally {
-      await rename("sessions_away", "sessions");
-    }
+    });
     const failed = records().filter((r) => r.msg === "rpc failed unexpectedly");
     expect(failed.map((r) => r.request_id)).toEqual(["req-batch-1", "req-batch-1"]);
   });

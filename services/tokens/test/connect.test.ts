@@ -27,10 +27,10 @@ import {
   createTestDatabase,
   type TestDatabase,
   testIdentity,
+  withTableAway,
 } from "@avatar/testkit";
 import { type Client, Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { decodeProtectedHeader, type JWK } from "jose";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TokensDatabase, tokensModule } from "../src/index.js";
 import { tokensAdminService } from "../src/service.js";
@@ -211,16 +211,11 @@ describe("the tokens service on a real server", () => {
   });
 
   it("logs an unexpected failure with the caller's x-request-id and hides it from the caller", async () => {
-    const db = createDb({ url: database.url, schema: "tokens", poolSize: 1 });
-    await sql`alter table tokens.spaces rename to spaces_away`.execute(db);
-    try {
+    await withTableAway({ url: database.url, schema: "tokens" }, "spaces", async () => {
       const err = await failure(client.listSpaces({}, { headers: { [REQUEST_ID_HEADER]: "req-tokens-1" } }));
       expect(err.code).toBe(Code.Internal);
       expect(err.rawMessage).not.toContain("spaces");
-    } finally {
-      await sql`alter table tokens.spaces_away rename to spaces`.execute(db);
-      await db.destroy();
-    }
+    });
     expect(records().find((r) => r.request_id === "req-tokens-1")).toMatchObject({
       level: "error",
       service: "tokens",
