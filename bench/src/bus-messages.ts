@@ -13,6 +13,7 @@ import { cpus, loadavg } from "node:os";
 import { type Bus, connectNatsBus, createMemoryBus } from "@avatar/bus";
 import { env, meterBus, readConfig } from "@avatar/runtime";
 import { startNatsServer } from "@avatar/testkit";
+import { median } from "./ab/plan.js";
 import { fixed, say } from "./print.js";
 
 const settings = readConfig({
@@ -54,9 +55,8 @@ async function cpuPerMessage(bus: Bus): Promise<number[]> {
 }
 
 function row(name: string, rounds: number[]): string {
-  const measured = rounds.slice(WARM_UP_ROUNDS).sort((a, b) => a - b);
-  const median = measured[Math.floor(measured.length / 2)] ?? Number.NaN;
-  return `${name.padEnd(12)}${fixed(median, 2).padEnd(10)}${rounds.map((r) => fixed(r, 2)).join(" ")}`;
+  const measured = median(rounds.slice(WARM_UP_ROUNDS));
+  return `${name.padEnd(12)}${fixed(measured, 2).padEnd(10)}${rounds.map((r) => fixed(r, 2)).join(" ")}`;
 }
 
 const load = loadavg()

@@ -36,6 +36,18 @@ describe("talliedCounter", () => {
     expect(seriesValue(second, "test_tallied_total", { kind: "a", outcome: "ok" })).toBe(4);
     expect(seriesValue(second, "test_tallied_total", { kind: "b", outcome: "error" })).toBe(1);
   });
+
+  it("refuses a label set of another size than its label names", () => {
+    const c = talliedCounter({
+      name: "test_tallied_arity_total",
+      help: "test",
+      labelNames: ["kind", "outcome"] as const,
+      registers: [new Registry()],
+    });
+    expect(() => c.tallyOf("a")).toThrow(/takes 2 label values, got 1/);
+    expect(() => c.tallyOf("a", "ok", "extra")).toThrow(/got 3/);
+    expect(c.tallyOf("a", "ok").n).toBe(0);
+  });
 });
 
 describe("meterBus", () => {

@@ -6,9 +6,11 @@ export interface Tally {
 }
 
 /** A counter whose series are counted in plain numbers (tallyOf) and read into it when it is scraped. */
-export interface TalliedCounter<L extends string> {
-  readonly counter: Counter<L>;
-  /** The tally of one label set, made at its first use (label values in `labelNames` order). */
+export interface TalliedCounter {
+  /**
+   * The tally of one label set, made at its first use: one value per label, in `labelNames` order
+   * (another count of values throws).
+   */
   tallyOf(...values: string[]): Tally;
 }
 
@@ -21,7 +23,7 @@ export interface TalliedCounter<L extends string> {
  */
 export function talliedCounter<L extends string>(
   config: Omit<CounterConfiguration<L>, "collect"> & { labelNames: readonly L[] },
-): TalliedCounter<L> {
+): TalliedCounter {
   const tallies = new Map<string, { labels: Partial<Record<L, string>>; tally: Tally }>();
   const counter: Counter<L> = new Counter<L>({
     ...config,
@@ -34,14 +36,18 @@ export function talliedCounter<L extends string>(
     },
   });
   return {
-    counter,
     tallyOf(...values) {
       const key = values.join("\u0000");
       let entry = tallies.get(key);
       if (!entry) {
+        if (values.length !== config.labelNames.length) {
+          throw new Error(
+            `${config.name} takes ${config.labelNames.length} label values, got ${values.length}`,
+          );
+        }
         const labels: Partial<Record<L, string>> = {};
         config.labelNames.forEach((name, i) => {
-          labels[name] = values[i] ?? "";
+          labels[name] = values[i];
         });
         entry = { labels, tally: { n: 0 } };
         tallies.set(key, entry);
