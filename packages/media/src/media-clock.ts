@@ -5,7 +5,8 @@ import { random32 } from "./rtp/rtp-packet.js";
  * One media clock for both tracks of a session: frame N's video has RTP time videoBase + N * 3600
  * (90 kHz) and its audio audioBase + N * 1920 (48 kHz), so a receiver that maps both through the sender
  * reports lines frame N's picture up with frame N's sound. The wall-clock anchor is the moment the
- * latest frame left; sender reports extrapolate from it with the same instant for both tracks.
+ * latest frame was sent out (its audio at once, its video into the encoder); sender reports extrapolate
+ * from it with the same instant for both tracks.
  */
 export class MediaClock {
   readonly videoBase = random32();
@@ -26,7 +27,7 @@ export class MediaClock {
     return (this.audioBase + Math.round((index * FRAME_MS * this.audioRate) / 1000) + offsetSamples) >>> 0;
   }
 
-  /** Frame `index` left at wall time `wallMs`. */
+  /** Frame `index` was sent out at wall time `wallMs`. */
   sent(index: number, wallMs: number): void {
     this.anchor = { index, wallMs };
   }

@@ -3,9 +3,11 @@
  * metrics); and, while at least one WHEP viewer watches, one encoder (video) and one Opus encoder whose
  * output is packetized once and sent to every viewer. Nobody watching, nothing encoded.
  *
- * Sync: frame N's audio is sent right after frame N's encoded video leaves the encoder (a dropped video
- * frame's audio goes with the next one), both stamped from one MediaClock, with sender reports so the
- * receiver's lip sync lines them up.
+ * Sync: both tracks are stamped from one MediaClock, anchored at the moment each frame comes in, and
+ * sender reports tell the receiver so; its lip sync delays the audio by what the video's encode takes.
+ * A frame's audio leaves as the frame comes in, not after its video: audio held for a video frame that
+ * the encoder is late with or drops would reach the receiver in a burst, late, and its jitter buffer
+ * would keep that lateness, hundreds of ms of voice behind the picture for many seconds.
  */
 import { randomUUID } from "node:crypto";
 import { OPUS_RTP_CLOCK, OpusEncoder } from "./encode/opus-encoder.js";
@@ -35,8 +37,6 @@ const SENDER_REPORT_INTERVAL_MS = 1000;
  */
 const FIRST_SENDER_REPORTS = 3;
 const FIRST_SENDER_REPORT_INTERVAL_MS = 250;
-/** Audio waiting for its video frame longer than this many frames goes out on its own. */
-const MAX_PENDING_AUDIO_FRAMES = 12;
 
 export interface MediaSessionOptions {
   frames: AsyncIterable<AvFrame> | AvatarVideoGenerator;
@@ -85,7 +85,6 @@ export class MediaSession {
   private readonly srTimer: NodeJS.Timeout;
   private encoder: VideoEncoder | undefined;
   private opus: OpusEncoder | undefined;
-  private pendingAudio = new Map<number, AvFrame>();
   private pictureId = random32() & 0x7fff;
   private closed = false;
   /** Encoders being shut down (close() waits for them). */
@@ -110,7 +109,10 @@ export class MediaSession {
       throw new WhepError("too_many_viewers", `at most ${max} viewers watch one session`);
     }
     this.reserved++;
+    // Both encoders get ready while the viewer connects: ffmpeg starts, and the first Opus encoder of
+    // the process compiles its WebAssembly (tens of ms) now rather than as the picture starts.
     this.videoEncoder().warm();
+    this.opus ??= new OpusEncoder();
     const id = randomUUID();
     try {
       const peer = await ViewerPeer.answer({
@@ -196,7 +198,7 @@ export class MediaSession {
         if (this.closed) break;
         this.statsCounters.framesIn++;
         for (const tap of this.taps) tap(frame);
-        if (this.watched()) this.encode(frame);
+        if (this.watched()) this.send(frame);
       }
     } catch (error) {
       if (!this.closed) this.options.onError?.(error as Error);
@@ -222,15 +224,11 @@ export class MediaSession {
     return this.encoder;
   }
 
-  private encode(frame: AvFrame): void {
-    const encoder = this.videoEncoder();
-    this.opus ??= new OpusEncoder();
-    this.pendingAudio.set(frame.index, frame);
-    if (this.pendingAudio.size > MAX_PENDING_AUDIO_FRAMES) {
-      const oldest = this.pendingAudio.keys().next().value as number;
-      this.sendAudioUpTo(oldest);
-    }
-    encoder.encode(frame);
+  /** A watched frame: its video into the encoder, its audio out now (to viewers that have their picture). */
+  private send(frame: AvFrame): void {
+    this.clock.sent(frame.index, this.now());
+    this.videoEncoder().encode(frame);
+    this.sendAudio(frame);
   }
 
   private sendFrame(encoded: EncodedVideoFrame): void {
@@ -251,27 +249,23 @@ export class MediaSession {
       }
       viewer.peer.sendVideo(payloads, timestamp);
     }
-    this.sendAudioUpTo(encoded.index);
-    this.clock.sent(encoded.index, sentAt);
     for (const viewer of newcomers) this.sendSenderReportsTo(viewer, sentAt);
   }
 
-  /** Encodes and sends the audio of every pending frame up to `index`, in order. */
-  private sendAudioUpTo(index: number): void {
-    const opus = this.opus;
-    if (!opus) return;
-    for (const [i, frame] of this.pendingAudio) {
-      if (i > index) break;
-      this.pendingAudio.delete(i);
-      const packets = opus.encode(frame.audio);
-      packets.forEach((packet, k) => {
-        const timestamp = this.clock.audioTimestamp(i, k * (frame.audio.length / packets.length));
-        for (const viewer of this.viewers.values()) {
-          if (!viewer.waitingForKeyframe) viewer.peer.sendAudio(packet, timestamp);
-        }
-        this.statsCounters.audioPackets++;
-      });
-    }
+  /**
+   * Encodes a frame's audio and sends it to every viewer that has its picture (a newcomer's voice starts
+   * with the frames after its first keyframe, on time, rather than with a burst of what came before).
+   */
+  private sendAudio(frame: AvFrame): void {
+    this.opus ??= new OpusEncoder();
+    const packets = this.opus.encode(frame.audio);
+    packets.forEach((packet, k) => {
+      const timestamp = this.clock.audioTimestamp(frame.index, k * (frame.audio.length / packets.length));
+      for (const viewer of this.viewers.values()) {
+        if (!viewer.waitingForKeyframe) viewer.peer.sendAudio(packet, timestamp);
+      }
+      this.statsCounters.audioPackets++;
+    });
   }
 
   /** The sender reports that are due. */
@@ -303,7 +297,6 @@ export class MediaSession {
     if (encoder) this.pastEncoderStats = addStats(this.pastEncoderStats, encoder.stats);
     this.opus?.close();
     this.opus = undefined;
-    this.pendingAudio.clear();
     if (!encoder) return;
     const stop = encoder.close();
     this.stopping.add(stop);

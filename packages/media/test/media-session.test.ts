@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { syntheticFrames } from "../src/bench/synthetic-frames.js";
 import { itemAt } from "../src/checked.js";
-import { liveEncoderProcesses } from "../src/encode/encoder-process.js";
+import { liveEncoderPids, liveEncoderProcesses } from "../src/encode/encoder-process.js";
 import { type VideoCodecName, videoSize } from "../src/frames.js";
 import { MediaSession } from "../src/media-session.js";
 import { MkvRecorder } from "../src/record/recorder.js";
@@ -190,6 +190,29 @@ describe("media session over WHEP", () => {
     expect(ms).toHaveLength(2);
     await first.viewer.close();
     await late.viewer.close();
+  });
+
+  it("sends each frame's audio as the frame comes, even while the video encoder is stopped", async () => {
+    const { session } = startSession("H264");
+    const audioAt: number[] = [];
+    const { viewer } = await watch(session, {
+      onAudioPacket: (packet) => audioAt.push(packet.receivedAt),
+    });
+    await until(() => viewer.stats.videoFrames > 10);
+    // The encoder stands still (SIGSTOP: a machine too busy to run it); the voice must not wait for it.
+    const stopped = liveEncoderPids();
+    for (const pid of stopped) process.kill(pid, "SIGSTOP");
+    const from = Date.now();
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      for (const pid of stopped) process.kill(pid, "SIGCONT");
+    }
+    const during = audioAt.filter((t) => t >= from && t < from + 1000).length;
+    await viewer.close();
+    // 50 packets of 20 ms are due in that second. Audio held for its video frame would stop after the
+    // first and then trickle, late: about half of them.
+    expect(during).toBeGreaterThanOrEqual(40);
   });
 
   it("encodes nothing while nobody watches, and taps see every raw frame", async () => {
