@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { syntheticFrame, syntheticFrames } from "../src/bench/synthetic-frames.js";
 import { itemAt } from "../src/checked.js";
-import { liveEncoderPids, liveEncoderProcesses } from "../src/encode/encoder-process.js";
+import { EncoderProcess, liveEncoderPids, liveEncoderProcesses } from "../src/encode/encoder-process.js";
 import { ffmpegBinary } from "../src/encode/ffmpeg-binary.js";
 import { OpusEncoder } from "../src/encode/opus-encoder.js";
 import { VideoEncoder } from "../src/encode/video-encoder.js";
@@ -71,6 +71,36 @@ describe("video encoder", () => {
     expect(itemAt(sps, 2) & 0x40).toBe(0x40);
   });
 
+  it.each(["H264", "VP8"] as const)(
+    "%s: a process is set up by a warm-up frame before any frame is written; the first real one is a keyframe",
+    async (codec) => {
+      const { width, height } = videoSize("low");
+      const out: { index: number; keyframe: boolean }[] = [];
+      const process = new EncoderProcess(
+        ffmpegBinary(),
+        { codec, width, height },
+        (o) => out.push({ index: o.index, keyframe: o.keyframe }),
+        (error) => {
+          throw error;
+        },
+      );
+      try {
+        // Its warm-up frame came out (the encoder is set up) and was not given to the caller.
+        await until(() => process.started);
+        expect(out).toEqual([]);
+        for (let i = 0; i < 3; i++) process.write(10 + i, syntheticFrame(i, { width, height }, 0).video.data);
+        await until(() => out.length === 3);
+        expect(out).toEqual([
+          { index: 10, keyframe: true },
+          { index: 11, keyframe: false },
+          { index: 12, keyframe: false },
+        ]);
+      } finally {
+        await process.close();
+      }
+    },
+  );
+
   it("VP8: one frame per frame, decodable to the right number and size of frames", async () => {
     const { frames: out, width, height } = await encodeSynthetic("VP8", 30);
     expect(out.map((f) => f.index)).toEqual([...Array(30).keys()]);
@@ -92,14 +122,18 @@ describe("video encoder", () => {
     },
   );
 
-  /** An H264 encoder with room for every frame, what it gives out, and 30 synthetic frames to give it. */
-  async function h264Encoder(handoverTimeoutMs?: number) {
+  /**
+   * An H264 encoder with room for every frame (its spare started as soon as its first frame is out),
+   * what it gives out, and 30 synthetic frames to give it.
+   */
+  async function h264Encoder(handoverTimeoutMs?: number, spareDelayMs = 0) {
     const { width, height } = videoSize("low");
     const out: EncodedVideoFrame[] = [];
     const encoder = new VideoEncoder({
       encoding: { codec: "H264", width, height },
       onFrame: (f) => out.push(f),
       maxInFlight: 100,
+      spareDelayMs,
       ...(handoverTimeoutMs ? { handoverTimeoutMs } : {}),
     });
     const frames: AvFrame[] = [];
@@ -129,6 +163,19 @@ describe("video encoder", () => {
     process.kill(old, "SIGSTOP");
     return { encoder, out, frames, old };
   }
+
+  it("starts the spare a while after the first frame, not as the picture starts", async () => {
+    const { encoder, out, frames } = await h264Encoder(undefined, 400);
+    const before = liveEncoderPids();
+    const started = () => liveEncoderPids().filter((pid) => !before.includes(pid));
+    encoder.encode(itemAt(frames, 0));
+    await until(() => out.length === 1);
+    const at = performance.now();
+    expect(started()).toHaveLength(1);
+    await until(() => started().length === 2);
+    expect(performance.now() - at).toBeGreaterThan(300);
+    await encoder.close();
+  });
 
   it("a handover's keyframe that overtakes frames still in the old encoder waits for them", async () => {
     // A long handover timeout: however slow the machine, the old encoder's frames are waited for.

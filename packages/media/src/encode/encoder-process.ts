@@ -1,8 +1,8 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { FRAME_MS } from "../frames.js";
+import { FRAME_MS, i420Size } from "../frames.js";
 import { type ContainerFrame, FlvH264Reader, IvfReader } from "./container-readers.js";
-import { ffmpegVideoArgs, type VideoEncoding } from "./video-encoding.js";
+import { ffmpegVideoArgs, type VideoEncoding, WARM_UP_FRAMES } from "./video-encoding.js";
 
 /** Every encoder child process alive in this process: tests and shutdown checks read it. */
 const live = new Set<EncoderProcess>();
@@ -18,16 +18,21 @@ export interface EncoderOutput {
 }
 
 /**
- * One ffmpeg child encoding raw I420 frames from its stdin. It starts with a keyframe (a fresh encoder
- * always does), gives back exactly one output per frame written, in order, tagged with the index the
- * caller wrote it under, and knows how many frames are inside it still (to drop rather than queue).
+ * One ffmpeg child encoding raw I420 frames from its stdin. It starts with a keyframe, gives back exactly
+ * one output per frame written, in order, tagged with the index the caller wrote it under, and knows how
+ * many frames are inside it still (to drop rather than queue).
+ *
+ * A gray warm-up frame goes in as soon as it is spawned and its output is thrown away: the encoder's
+ * set-up and its first keyframe cost 50-130 ms on an idle machine (several times that on a busy one),
+ * and a spare started ahead pays them before anyone waits. The first real frame is a keyframe all the
+ * same (ffmpegVideoArgs forces it).
  */
 export class EncoderProcess {
   private readonly child: ChildProcessByStdio<Writable, Readable, Readable>;
   private readonly reader: FlvH264Reader | IvfReader;
   /** Source indices by the encoder's own input count. */
   private readonly pending = new Map<number, number>();
-  private written = 0;
+  private written = WARM_UP_FRAMES;
   private stderrTail = "";
   private exited = false;
   readonly exit: Promise<void>;
@@ -59,10 +64,12 @@ export class EncoderProcess {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-2000);
     });
     this.child.stdout.on("data", (chunk: Buffer) => this.read(chunk));
+    const gray = new Uint8Array(i420Size(encoding.width, encoding.height)).fill(128);
+    for (let i = 0; i < WARM_UP_FRAMES; i++) this.child.stdin.write(gray);
   }
 
   private closing = false;
-  /** Whether anything has come out yet (a fresh encoder takes longer for its first frame). */
+  /** Whether anything (the warm-up frame, at first) has come out yet: the encoder is set up. */
   started = false;
 
   get pid(): number | undefined {
@@ -104,10 +111,10 @@ export class EncoderProcess {
       return;
     }
     for (const frame of frames) {
-      const index = this.pending.get(frame.count);
-      if (index === undefined) continue;
-      this.pending.delete(frame.count);
       this.started = true;
+      const index = this.pending.get(frame.count);
+      if (index === undefined) continue; // a warm-up frame
+      this.pending.delete(frame.count);
       this.onOutput({ index, data: frame.data, keyframe: frame.keyframe }, this);
     }
   }

@@ -19,6 +19,12 @@ export interface VideoEncoderOptions {
    * keyframe is out but whose old encoder still owes earlier frames by then goes ahead without them.
    */
   handoverTimeoutMs?: number;
+  /**
+   * How long after a fresh encoder's first frame its spare starts. The picture's start is the busiest
+   * moment (the viewer's decoder, the first frames); a spawn and an encoder's set-up then take a share
+   * of the machine that the frames need. A keyframe asked for before then starts a process of its own.
+   */
+  spareDelayMs?: number;
 }
 
 export interface VideoEncoderStats {
@@ -42,6 +48,7 @@ export class VideoEncoder {
   private readonly binary: string;
   private readonly maxInFlight: number;
   private readonly handoverTimeoutMs: number;
+  private readonly spareDelayMs: number;
   private active: EncoderProcess | undefined;
   private incoming:
     | {
@@ -53,6 +60,7 @@ export class VideoEncoder {
       }
     | undefined;
   private spare: EncoderProcess | undefined;
+  private spareTimer: NodeJS.Timeout | undefined;
   /** Encoders handed over from, still exiting (close() waits for them too). */
   private readonly retiring = new Set<EncoderProcess>();
   private lastEmitted = -1;
@@ -66,6 +74,7 @@ export class VideoEncoder {
     this.binary = options.ffmpegPath ?? ffmpegBinary();
     this.maxInFlight = options.maxInFlight ?? 3;
     this.handoverTimeoutMs = options.handoverTimeoutMs ?? 1000;
+    this.spareDelayMs = options.spareDelayMs ?? 2000;
   }
 
   /** Encodes one frame; false when it was dropped because the encoder is behind (or closed). */
@@ -188,7 +197,16 @@ export class VideoEncoder {
     });
     // After a fresh encoder's first frame (a keyframe, as after a handover), the next keyframe request
     // finds a spare ready. Only at keyframes: a spare that keeps dying is not restarted at every frame.
-    if (output.keyframe && !this.incoming) this.ensureSpare();
+    if (output.keyframe && !this.incoming) this.ensureSpareSoon();
+  }
+
+  private ensureSpareSoon(): void {
+    if (this.spare || this.spareTimer) return;
+    this.spareTimer = setTimeout(() => {
+      this.spareTimer = undefined;
+      this.ensureSpare();
+    }, this.spareDelayMs);
+    this.spareTimer.unref();
   }
 
   private handoverTimedOut(): void {
@@ -226,6 +244,7 @@ export class VideoEncoder {
   /** Stops every encoder process; resolves once all of them have exited. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.spareTimer);
     if (this.incoming) clearTimeout(this.incoming.timer);
     const processes = [this.active, this.incoming?.process, this.spare, ...this.retiring].filter(
       (p) => p !== undefined,

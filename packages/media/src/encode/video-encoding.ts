@@ -26,12 +26,17 @@ export function videoBitrateKbps(encoding: VideoEncoding): number {
   return 800;
 }
 
+/** Frames an encoder process is given before the first real one, their output discarded (EncoderProcess). */
+export const WARM_UP_FRAMES = 1;
+
 /** A keyframe at least this often even when nobody asks (a safety net; viewers ask with PLI). */
 const KEYFRAME_INTERVAL_FRAMES = 10 * VIDEO_FPS;
 
 /**
  * ffmpeg's arguments: raw I420 frames on stdin at 25 fps, one encoded frame per input frame out on
  * stdout, each flushed at once. H264 comes in FLV (framed, with the frame's timestamp), VP8 in IVF.
+ * The second input frame is a keyframe too: the first is a warm-up (see EncoderProcess), so that the
+ * encoder's set-up is done before the frame a viewer waits for.
  */
 export function ffmpegVideoArgs(encoding: VideoEncoding): string[] {
   const kbps = videoBitrateKbps(encoding);
@@ -98,5 +103,10 @@ export function ffmpegVideoArgs(encoding: VideoEncoding): string[] {
           "-f",
           "ivf",
         ];
-  return [...input, ...codec, "-flush_packets", "1", "pipe:1"];
+  const warmedKeyframe = [
+    "-force_key_frames",
+    `expr:eq(n,${WARM_UP_FRAMES})`,
+    ...(encoding.codec === "H264" ? ["-forced-idr", "1"] : []),
+  ];
+  return [...input, ...codec, ...warmedKeyframe, "-flush_packets", "1", "pipe:1"];
 }
