@@ -31,6 +31,15 @@ export function findLook(db: Db, avatarId: string) {
   return db.selectFrom("avatar_looks").selectAll().where("avatar_id", "=", avatarId).executeTakeFirst();
 }
 
+/** The look's row without the look itself (megabytes that take tens of ms to read): its key and state. */
+export function findLookHeader(db: Db, avatarId: string) {
+  return db
+    .selectFrom("avatar_looks")
+    .select(["seed", "look_key", "generator", "error", sql<boolean>`look is not null`.as("has_look")])
+    .where("avatar_id", "=", avatarId)
+    .executeTakeFirst();
+}
+
 /**
  * Keeps a look generated from its seed by `generator` (replacing one another generator drew), unless the
  * row changed meanwhile (a new import wins).

@@ -1,4 +1,5 @@
 import {
+  type AvatarLook,
   AvatarLookSchema,
   type AvatarLookSource,
   type CatalogService,
@@ -18,7 +19,7 @@ import { conflict, invalidRequest } from "@avatar/runtime";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import { cacheGeneratedLook, findLook, type LookInput } from "./look-repository.js";
+import { cacheGeneratedLook, findLook, findLookHeader, type LookInput } from "./look-repository.js";
 import { lookSeedFields } from "./look-seed.js";
 import type { AvatarRow, CatalogDatabase } from "./schema.js";
 
@@ -63,6 +64,18 @@ export async function lookInputOf(
 type LookRpcs = Pick<ServiceImpl<typeof CatalogService>, "getAvatarLook" | "getAvatarPoster">;
 
 const POSTERS_KEPT = 64;
+/**
+ * Looks kept decoded, by look key (a hash of the look: a key always means the same look). A session's
+ * start and an embed page's poster then read only the look's row header, not its megabytes.
+ */
+const LOOKS_KEPT = 16;
+
+/** Remembers `value`, forgetting the oldest entry beyond `max`. */
+function keep<V>(kept: Map<string, V>, key: string, value: V, max: number): V {
+  kept.set(key, value);
+  if (kept.size > max) kept.delete(kept.keys().next().value as string);
+  return value;
+}
 
 export function lookRpcs(
   db: Kysely<CatalogDatabase>,
@@ -70,8 +83,12 @@ export function lookRpcs(
   findAnyAvatar: (avatarId: string) => Promise<AvatarRow>,
 ): LookRpcs {
   const posters = new Map<string, Uint8Array>();
+  const looks = new Map<string, AvatarLook>();
 
-  async function lookOf(avatar: AvatarRow) {
+  async function lookOf(avatar: AvatarRow): Promise<{ look: AvatarLook; lookKey: string }> {
+    const head = await findLookHeader(db, avatar.id);
+    const kept = head?.has_look && !head.error && isCurrent(head) ? looks.get(head.look_key) : undefined;
+    if (head && kept) return { look: kept, lookKey: head.look_key };
     const row = await findLook(db, avatar.id);
     if (row?.error) {
       throw conflict(`Avatar ${avatar.id} cannot be rendered: ${row.error}`, {
@@ -79,9 +96,10 @@ export function lookRpcs(
         field: "avatar_id",
       });
     }
-    // An uploaded look (no seed) is kept as it is; a generated one only while the generator is the same.
-    const current = row?.look && (!row.seed || row.generator === LOOK_GENERATOR_VERSION);
-    if (row?.look && current) return { look: fromBinary(AvatarLookSchema, row.look), lookKey: row.look_key };
+    if (row?.look && isCurrent(row)) {
+      const look = keep(looks, row.look_key, fromBinary(AvatarLookSchema, row.look), LOOKS_KEPT);
+      return { look, lookKey: row.look_key };
+    }
     const seed = row?.seed ?? { seed: avatar.id };
     const look = await sharedLookWorkers.generate(lookRequestOf(seed));
     const lookKey = keyOfLook(look);
@@ -90,6 +108,7 @@ export function lookRpcs(
       lookKey,
       generator: LOOK_GENERATOR_VERSION,
     });
+    keep(looks, lookKey, look, LOOKS_KEPT);
     return { look, lookKey };
   }
 
@@ -105,13 +124,15 @@ export function lookRpcs(
       const { look, lookKey } = await lookOf(avatar);
       const orientation = req.orientation === PosterOrientation.VERTICAL ? "vertical" : "horizontal";
       const key = `${lookKey}:${orientation}`;
-      let png = posters.get(key);
-      if (!png) {
-        png = await renderPoster(look, { orientation, lookKey });
-        posters.set(key, png);
-        if (posters.size > POSTERS_KEPT) posters.delete(posters.keys().next().value as string);
-      }
+      const png =
+        posters.get(key) ??
+        keep(posters, key, await renderPoster(look, { orientation, lookKey }), POSTERS_KEPT);
       return { png, lookKey };
     },
   };
+}
+
+/** An uploaded look (no seed) is kept as it is; a generated one only while the generator is the same. */
+function isCurrent(row: { seed: unknown; generator: string }): boolean {
+  return !row.seed || row.generator === LOOK_GENERATOR_VERSION;
 }

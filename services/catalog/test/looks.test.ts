@@ -128,6 +128,37 @@ describe("avatar looks", () => {
     expect((await findLook(t.db, uploaded?.id ?? ""))?.generator).toBe("");
   });
 
+  it("reads a look's bytes once per look key; a changed key or a look marked broken is read anew", async () => {
+    const [avatar] = (await importOne({ source: { case: "look", value: look } })).avatars;
+    const id = avatar?.id ?? "";
+    const first = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: id });
+    // The stored bytes spoiled under the same key: only a read that went by the key still gets the look.
+    const spoil = { look: new Uint8Array([0xff, 0xff, 0xff]) };
+    await t.db.updateTable("avatar_looks").set(spoil).where("avatar_id", "=", id).execute();
+    const again = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: id });
+    expect(again.lookKey).toBe(first.lookKey);
+    expect(again.look?.headPng).toEqual(look.headPng);
+    const poster = await catalog.getAvatarPoster({ spaceId: SPACE_A, avatarId: id });
+    expect(poster.lookKey).toBe(first.lookKey);
+
+    // Another look under its own key is read from the row.
+    const other = generateLook({ seed: "another-look", presentation: "feminine" }, 0.3);
+    const otherKey = "another-key";
+    await t.db
+      .updateTable("avatar_looks")
+      .set({ look: toBinary(AvatarLookSchema, other), look_key: otherKey })
+      .where("avatar_id", "=", id)
+      .execute();
+    const changed = await catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: id });
+    expect(changed.lookKey).toBe(otherKey);
+    expect(changed.look?.headPng).toEqual(other.headPng);
+
+    // A look found broken is refused, kept in memory or not.
+    await t.db.updateTable("avatar_looks").set({ error: "broken" }).where("avatar_id", "=", id).execute();
+    const refused = await failure(catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: id }));
+    expect(refused.code).toBe(Code.FailedPrecondition);
+  });
+
   it("serves looks and posters only to the owner (or anyone for public avatars), posters as PNG", async () => {
     const [avatar] = (await importOne({ source: { case: "look", value: look } })).avatars;
     const id = avatar?.id ?? "";
