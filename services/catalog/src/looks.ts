@@ -70,8 +70,9 @@ const POSTERS_KEPT = 64;
  */
 const LOOKS_KEPT = 16;
 
-/** Remembers `value`, forgetting the oldest entry beyond `max`. */
+/** Remembers `value` as the newest entry, forgetting the least recently kept beyond `max`. */
 function keep<V>(kept: Map<string, V>, key: string, value: V, max: number): V {
+  kept.delete(key);
   kept.set(key, value);
   if (kept.size > max) kept.delete(kept.keys().next().value as string);
   return value;
@@ -88,7 +89,7 @@ export function lookRpcs(
   async function lookOf(avatar: AvatarRow): Promise<{ look: AvatarLook; lookKey: string }> {
     const head = await findLookHeader(db, avatar.id);
     const kept = head?.has_look && !head.error && isCurrent(head) ? looks.get(head.look_key) : undefined;
-    if (head && kept) return { look: kept, lookKey: head.look_key };
+    if (head && kept) return { look: keep(looks, head.look_key, kept, LOOKS_KEPT), lookKey: head.look_key };
     const row = await findLook(db, avatar.id);
     if (row?.error) {
       throw conflict(`Avatar ${avatar.id} cannot be rendered: ${row.error}`, {
@@ -124,9 +125,12 @@ export function lookRpcs(
       const { look, lookKey } = await lookOf(avatar);
       const orientation = req.orientation === PosterOrientation.VERTICAL ? "vertical" : "horizontal";
       const key = `${lookKey}:${orientation}`;
-      const png =
-        posters.get(key) ??
-        keep(posters, key, await renderPoster(look, { orientation, lookKey }), POSTERS_KEPT);
+      const png = keep(
+        posters,
+        key,
+        posters.get(key) ?? (await renderPoster(look, { orientation, lookKey })),
+        POSTERS_KEPT,
+      );
       return { png, lookKey };
     },
   };

@@ -159,6 +159,36 @@ describe("avatar looks", () => {
     expect(refused.code).toBe(Code.FailedPrecondition);
   });
 
+  it("forgets the look read least recently when more than 16 are kept", async () => {
+    // Seventeen looks, each under its own key: the same pictures, the mouth's anchor a pixel apart.
+    const looks = Array.from({ length: 17 }, (_, i) => {
+      const one = clone(AvatarLookSchema, look);
+      if (one.anchors?.mouth) one.anchors.mouth.x += i;
+      return one;
+    });
+    const { avatars } = await catalog.importAvatars({
+      avatars: looks.map((one) => ({
+        id: testUuid(),
+        name: "Kept",
+        spaceId: SPACE_A,
+        lookSource: { source: { case: "look", value: one } },
+      })),
+    });
+    const ids = avatars.map((a) => a.id);
+    const read = (id: string) => catalog.getAvatarLook({ spaceId: SPACE_A, avatarId: id });
+    const [first, second, ...others] = ids as [string, string, ...string[]];
+    await read(first);
+    await read(second);
+    for (const id of others.slice(0, 14)) await read(id);
+    await read(first); // read again: the most recent now
+    await read(others[14] as string); // the 17th: one must go, the least recently read (the second)
+    // Spoiled bytes under the same key: a look still kept comes back whole, a forgotten one cannot.
+    const spoil = { look: new Uint8Array([0xff, 0xff, 0xff]) };
+    await t.db.updateTable("avatar_looks").set(spoil).where("avatar_id", "in", [first, second]).execute();
+    expect((await read(first)).look?.headPng).toEqual(looks[0]?.headPng);
+    await expect(read(second)).rejects.toThrow();
+  });
+
   it("serves looks and posters only to the owner (or anyone for public avatars), posters as PNG", async () => {
     const [avatar] = (await importOne({ source: { case: "look", value: look } })).avatars;
     const id = avatar?.id ?? "";
