@@ -112,7 +112,7 @@ export class MediaSession {
     // Both encoders get ready while the viewer connects: ffmpeg starts, and the first Opus encoder of
     // the process compiles its WebAssembly (tens of ms) now rather than as the picture starts.
     this.videoEncoder().warm();
-    this.opus ??= new OpusEncoder();
+    this.audioEncoder();
     const id = randomUUID();
     try {
       const peer = await ViewerPeer.answer({
@@ -224,6 +224,11 @@ export class MediaSession {
     return this.encoder;
   }
 
+  private audioEncoder(): OpusEncoder {
+    this.opus ??= new OpusEncoder();
+    return this.opus;
+  }
+
   /** A watched frame: its video into the encoder, its audio out now (to viewers that have their picture). */
   private send(frame: AvFrame): void {
     this.clock.sent(frame.index, this.now());
@@ -257,8 +262,7 @@ export class MediaSession {
    * with the frames after its first keyframe, on time, rather than with a burst of what came before).
    */
   private sendAudio(frame: AvFrame): void {
-    this.opus ??= new OpusEncoder();
-    const packets = this.opus.encode(frame.audio);
+    const packets = this.audioEncoder().encode(frame.audio);
     packets.forEach((packet, k) => {
       const timestamp = this.clock.audioTimestamp(frame.index, k * (frame.audio.length / packets.length));
       for (const viewer of this.viewers.values()) {
