@@ -126,14 +126,15 @@ describe("video encoder", () => {
    * An H264 encoder with room for every frame (its spare started as soon as its first frame is out),
    * what it gives out, and 30 synthetic frames to give it.
    */
-  async function h264Encoder(handoverTimeoutMs?: number, spareDelayMs = 0) {
+  async function h264Encoder(handoverTimeoutMs?: number) {
     const { width, height } = videoSize("low");
     const out: EncodedVideoFrame[] = [];
     const encoder = new VideoEncoder({
       encoding: { codec: "H264", width, height },
       onFrame: (f) => out.push(f),
       maxInFlight: 100,
-      spareDelayMs,
+      keepSpare: "always",
+      spareDelayMs: 0,
       ...(handoverTimeoutMs ? { handoverTimeoutMs } : {}),
     });
     const frames: AvFrame[] = [];
@@ -164,17 +165,34 @@ describe("video encoder", () => {
     return { encoder, out, frames, old };
   }
 
-  it("starts the spare a while after the first frame, not as the picture starts", async () => {
-    const { encoder, out, frames } = await h264Encoder(undefined, 400);
+  it("keeps no spare until a keyframe is asked for, then one, a while after the handover", async () => {
+    const { width, height } = videoSize("low");
+    const out: EncodedVideoFrame[] = [];
+    const encoder = new VideoEncoder({
+      encoding: { codec: "H264", width, height },
+      onFrame: (f) => out.push(f),
+      maxInFlight: 100,
+      spareDelayMs: 400,
+    });
+    const frames: AvFrame[] = [];
+    for await (const frame of syntheticFrames({ width, height, count: 30 })) frames.push(frame);
     const before = liveEncoderPids();
     const started = () => liveEncoderPids().filter((pid) => !before.includes(pid));
     encoder.encode(itemAt(frames, 0));
     await until(() => out.length === 1);
+    await new Promise((r) => setTimeout(r, 600)); // longer than the spare's delay
+    const first = started();
+    expect(first).toHaveLength(1);
+
+    encoder.requestKeyframe();
+    for (const frame of frames.slice(1, 10)) encoder.encode(frame);
+    await until(() => encoder.stats.handovers === 1 && !liveEncoderPids().includes(itemAt(first, 0)));
     const at = performance.now();
-    expect(started()).toHaveLength(1);
+    expect(started()).toHaveLength(1); // the fresh one that took over, no spare yet
     await until(() => started().length === 2);
-    expect(performance.now() - at).toBeGreaterThan(300);
+    expect(performance.now() - at).toBeGreaterThan(250);
     await encoder.close();
+    expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 1]);
   });
 
   it("a handover's keyframe that overtakes frames still in the old encoder waits for them", async () => {

@@ -20,10 +20,13 @@ export interface VideoEncoderOptions {
    */
   handoverTimeoutMs?: number;
   /**
-   * How long after a fresh encoder's first frame its spare starts. The picture's start is the busiest
-   * moment (the viewer's decoder, the first frames); a spawn and an encoder's set-up then take a share
-   * of the machine that the frames need. A keyframe asked for before then starts a process of its own.
+   * When a spare process is kept: `"once-asked"` (the default) from the first keyframe request on, for
+   * the next one; `"always"` from the first frame on. A spare's spawn and set-up take a share of the
+   * machine that the frames need (a freeze on a loaded one), which a session whose only viewer never
+   * asks for a keyframe need not pay; its first request costs a spawn instead (the picture goes on meanwhile).
    */
+  keepSpare?: "once-asked" | "always";
+  /** How long after a keyframe (a fresh encoder's first frame) the spare starts: not as a picture starts. */
   spareDelayMs?: number;
 }
 
@@ -40,8 +43,8 @@ export interface VideoEncoderStats {
  * A session's video encoder with keyframes on demand. ffmpeg's CLI cannot be told "keyframe now", so a
  * keyframe request hands over to a fresh encoder process (whose first frame is always a keyframe): from
  * the next frame on it gets every frame too, and once its keyframe is out and the old one has returned
- * every frame before it, it replaces the old one. A spare process is kept started and idle, so the
- * handover costs one frame's encode, not a spawn.
+ * every frame before it, it replaces the old one. Once keyframes are asked for, a spare process is kept
+ * started and idle, so the next handover costs one frame's encode, not a spawn (see `keepSpare`).
  * Outputs leave in index order; frames are dropped (and counted) rather than queued when it falls behind.
  */
 export class VideoEncoder {
@@ -49,6 +52,8 @@ export class VideoEncoder {
   private readonly maxInFlight: number;
   private readonly handoverTimeoutMs: number;
   private readonly spareDelayMs: number;
+  /** Whether a spare is kept (see `keepSpare`). */
+  private spareWanted: boolean;
   private active: EncoderProcess | undefined;
   private incoming:
     | {
@@ -75,6 +80,7 @@ export class VideoEncoder {
     this.maxInFlight = options.maxInFlight ?? 3;
     this.handoverTimeoutMs = options.handoverTimeoutMs ?? 1000;
     this.spareDelayMs = options.spareDelayMs ?? 2000;
+    this.spareWanted = options.keepSpare === "always";
   }
 
   /** Encodes one frame; false when it was dropped because the encoder is behind (or closed). */
@@ -108,8 +114,8 @@ export class VideoEncoder {
 
   /**
    * Starts an encoder process ahead of the first frame (a viewer is connecting), so that frame costs an
-   * encode, not a spawn. The spare for later keyframe requests starts once the first frame is out, not
-   * together with it: each spawn and x264 setup takes a share of the machine as the picture starts.
+   * encode, not a spawn. A spare for later keyframe requests, when kept, starts a while after a keyframe,
+   * not together with it: each spawn and encoder set-up takes a share of the machine the frames need.
    */
   warm(): void {
     if (!this.active) this.ensureSpare();
@@ -118,6 +124,7 @@ export class VideoEncoder {
   /** The next frame out will be a keyframe (for a new viewer, or a viewer's PLI). */
   requestKeyframe(): void {
     if (this.closed || !this.active || this.incoming) return;
+    this.spareWanted = true;
     const process = this.takeSpare();
     const timer = setTimeout(() => this.handoverTimedOut(), this.handoverTimeoutMs);
     this.incoming = { process, firstIndex: undefined, timer, held: [] };
@@ -196,8 +203,9 @@ export class VideoEncoder {
       keyframe: output.keyframe,
     });
     // After a fresh encoder's first frame (a keyframe, as after a handover), the next keyframe request
-    // finds a spare ready. Only at keyframes: a spare that keeps dying is not restarted at every frame.
-    if (output.keyframe && !this.incoming) this.ensureSpareSoon();
+    // finds a spare ready, once requests come. Only at keyframes: a spare that keeps dying is not
+    // restarted at every frame.
+    if (output.keyframe && !this.incoming && this.spareWanted) this.ensureSpareSoon();
   }
 
   private ensureSpareSoon(): void {
