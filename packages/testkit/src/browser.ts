@@ -3,7 +3,9 @@
  * playwright-core (Playwright's own browser download cannot run here). Started as root with no
  * sandbox and without the background networking a closed network refuses; a new profile each time.
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, chmodSync, constants, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Browser, chromium, type LaunchOptions } from "playwright-core";
 
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
@@ -40,11 +42,29 @@ export const CHROMIUM_FLAGS = [
   "--autoplay-policy=no-user-gesture-required",
 ];
 
+/**
+ * What Playwright starts for `binary`. As root (CI), a launcher that runs it without CAP_SYS_NICE:
+ * Chromium raises its own UI, IO and compositor threads to nice -8 when it may, which a browser run by a
+ * user cannot. Here the viewer's browser shares two cores with the server under test, and its boosted
+ * threads would keep the server's encoders waiting for a core: a freeze the test would blame on the
+ * server, which a real viewer's browser (on its own machine, unprivileged) does not cause.
+ */
+function launcher(binary: string): string {
+  if (process.getuid?.() !== 0) return binary;
+  const script = join(mkdtempSync(join(tmpdir(), "chromium-")), "chromium");
+  writeFileSync(
+    script,
+    `#!/bin/sh\nexec setpriv --bounding-set -sys_nice --inh-caps -sys_nice '${binary}' "$@"\n`,
+  );
+  chmodSync(script, 0o755);
+  return script;
+}
+
 export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
-  const executablePath = findChromium();
-  if (!executablePath) throw new Error("chromium not found (CHROMIUM_BIN or apt-get install chromium)");
+  const binary = findChromium();
+  if (!binary) throw new Error("chromium not found (CHROMIUM_BIN or apt-get install chromium)");
   return chromium.launch({
-    executablePath,
+    executablePath: launcher(binary),
     headless: true,
     ...options,
     args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
