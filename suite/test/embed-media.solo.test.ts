@@ -52,7 +52,11 @@ const SETTLE_MS = 15_000;
 
 /** What the probes in the page record (they run in the page: functions, no outer names). */
 interface Samples {
-  frames: { t: number; mouth: number }[];
+  /**
+   * Each presented frame: when it is shown, its mouth, and from the browser's frame metadata its RTP
+   * time (90 kHz), when its last packet came in, and how many frames the page had presented by then.
+   */
+  frames: { t: number; mouth: number; rtp?: number; received?: number; presented: number }[];
   audio: { t: number; rms: number }[];
   stats: {
     framesDecoded: number;
@@ -84,7 +88,13 @@ interface VideoLike {
   videoWidth: number;
   videoHeight: number;
   srcObject: { getAudioTracks(): unknown[] } | null;
-  requestVideoFrameCallback(cb: (now: number, meta: { expectedDisplayTime: number }) => void): void;
+  requestVideoFrameCallback(cb: (now: number, meta: FrameMetadata) => void): void;
+}
+interface FrameMetadata {
+  expectedDisplayTime: number;
+  presentedFrames: number;
+  rtpTimestamp?: number;
+  receiveTime?: number;
 }
 interface CanvasLike {
   width: number;
@@ -119,7 +129,7 @@ async function startProbes(page: Page, box: { x: number; y: number; width: numbe
     const REST_FRAMES = 20;
     const rest = new Float64Array(mouth.width * mouth.height);
     let restFrames = 0;
-    const onFrame = (_now: number, meta: { expectedDisplayTime: number }) => {
+    const onFrame = (_now: number, meta: FrameMetadata) => {
       // The frame is drawn at its own size, then the mouth box of it is read.
       const scaleX = video.videoWidth / 1280;
       const scaleY = video.videoHeight / 720;
@@ -137,7 +147,13 @@ async function startProbes(page: Page, box: { x: number; y: number; width: numbe
         else diff += Math.abs(luma - (rest[p] ?? 0));
       }
       restFrames++;
-      samples.frames.push({ t: meta.expectedDisplayTime, mouth: restFrames > REST_FRAMES ? diff / n : 0 });
+      samples.frames.push({
+        t: meta.expectedDisplayTime,
+        mouth: restFrames > REST_FRAMES ? diff / n : 0,
+        rtp: meta.rtpTimestamp,
+        received: meta.receiveTime,
+        presented: meta.presentedFrames,
+      });
       video.requestVideoFrameCallback(onFrame);
     };
     video.requestVideoFrameCallback(onFrame);
@@ -253,6 +269,31 @@ function syncLag(
   return best;
 }
 
+/**
+ * The longest waits between frames shown, to tell a freeze's cause: `rtpMs` is how much picture time
+ * passed between the two frames (40: none missing; more: the sender never sent the frames between),
+ * `receivedMs` how far apart they arrived (about `shownMs`: they came late; small: they came in time and
+ * the browser showed them late), `unseen` frames presented without the page's callback.
+ */
+function longestGaps(s: Samples, count = 3) {
+  const start = s.frames[0]?.t ?? 0;
+  const gaps = s.frames.slice(1).map((f, i) => {
+    const before = s.frames[i] as Samples["frames"][number];
+    const rtpMs =
+      f.rtp !== undefined && before.rtp !== undefined ? ((f.rtp - before.rtp) >>> 0) / 90 : undefined;
+    const receivedMs =
+      f.received !== undefined && before.received !== undefined ? f.received - before.received : undefined;
+    return {
+      atMs: Math.round(before.t - start),
+      shownMs: Math.round(f.t - before.t),
+      rtpMs: rtpMs === undefined ? undefined : Math.round(rtpMs),
+      receivedMs: receivedMs === undefined ? undefined : Math.round(receivedMs),
+      unseen: f.presented - before.presented - 1,
+    };
+  });
+  return gaps.sort((a, b) => b.shownMs - a.shownMs).slice(0, count);
+}
+
 function freezeSeenAfter(s: Samples): number | undefined {
   const first = s.stats[0];
   const frozen = s.stats.find((x) => x.freezeCount > 0);
@@ -312,6 +353,7 @@ function measure(s: Samples) {
     freezes: last?.freezeCount ?? 0,
     /** When the first freeze was seen (ms after the first stats sample: < 500 is the video's start). */
     firstFreezeAfterMs: freezeSeenAfter(s),
+    longestGaps: longestGaps(s),
     keyframeRequests: last?.pliCount ?? 0,
     nacks: last?.nackCount ?? 0,
     packetsLost: last?.packetsLost ?? 0,
