@@ -5,6 +5,13 @@ import type { EncodedVideoFrame } from "../src/encode/video-encoding.js";
 import { type VideoCodecName, videoSize } from "../src/frames.js";
 import { until } from "./support.js";
 
+/** Starts the encoder's process and waits until it is set up: a fresh one is given no frames before. */
+export async function warmed(encoder: VideoEncoder): Promise<VideoEncoder> {
+  encoder.warm();
+  await until(() => encoder.ready);
+  return encoder;
+}
+
 /**
  * `count` synthetic frames through a VideoEncoder at the low size, with a keyframe requested at each
  * index of `keyframesAt` (the first frame is always one). The encoder has room for every frame: by
@@ -18,6 +25,7 @@ export async function encodeSynthetic(codec: VideoCodecName, count: number, keyf
     onFrame: (f) => frames.push(f),
     maxInFlight: 1000,
   });
+  await warmed(encoder);
   for await (const frame of syntheticFrames({ width, height, count })) {
     if (keyframesAt.includes(frame.index)) encoder.requestKeyframe();
     encoder.encode(frame);

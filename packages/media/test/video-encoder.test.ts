@@ -9,10 +9,10 @@ import { itemAt } from "../src/checked.js";
 import { EncoderProcess, liveEncoderPids, liveEncoderProcesses } from "../src/encode/encoder-process.js";
 import { ffmpegBinary } from "../src/encode/ffmpeg-binary.js";
 import { OpusEncoder } from "../src/encode/opus-encoder.js";
-import { VideoEncoder } from "../src/encode/video-encoder.js";
+import { VideoEncoder, type VideoEncoderOptions } from "../src/encode/video-encoder.js";
 import type { EncodedVideoFrame } from "../src/encode/video-encoding.js";
 import { type AvFrame, videoSize } from "../src/frames.js";
-import { encodeSynthetic } from "./encoded-frames.js";
+import { encodeSynthetic, warmed } from "./encoded-frames.js";
 import { decodeWithFfmpeg } from "./ffmpeg-decode.js";
 import { until } from "./support.js";
 
@@ -123,23 +123,25 @@ describe("video encoder", () => {
   );
 
   /**
-   * An H264 encoder with room for every frame (its spare started as soon as its first frame is out),
-   * what it gives out, and 30 synthetic frames to give it.
+   * An H264 encoder with room for every frame, set up (by default its spare started as soon as its first
+   * frame is out), what it gives out, the encoder processes started for it, and 30 frames to give it.
    */
-  async function h264Encoder(handoverTimeoutMs?: number) {
+  async function h264Encoder(options: Partial<VideoEncoderOptions> = {}) {
     const { width, height } = videoSize("low");
     const out: EncodedVideoFrame[] = [];
+    const before = liveEncoderPids();
     const encoder = new VideoEncoder({
       encoding: { codec: "H264", width, height },
       onFrame: (f) => out.push(f),
       maxInFlight: 100,
       keepSpare: "always",
       spareDelayMs: 0,
-      ...(handoverTimeoutMs ? { handoverTimeoutMs } : {}),
+      ...options,
     });
+    const started = () => liveEncoderPids().filter((pid) => !before.includes(pid));
     const frames: AvFrame[] = [];
     for await (const frame of syntheticFrames({ width, height, count: 30 })) frames.push(frame);
-    return { encoder, out, frames };
+    return { encoder: await warmed(encoder), out, frames, started };
   }
 
   /** How many frames ffmpeg decodes from H264 access units written one after another. */
@@ -154,10 +156,10 @@ describe("video encoder", () => {
    * spare has started, with its own process stopped (SIGSTOP): a loaded machine, where it falls behind.
    */
   async function encoderFallingBehind(handoverTimeoutMs?: number) {
-    const { encoder, out, frames } = await h264Encoder(handoverTimeoutMs);
-    const before = liveEncoderPids();
+    const { encoder, out, frames, started } = await h264Encoder(
+      handoverTimeoutMs ? { handoverTimeoutMs } : {},
+    );
     encoder.encode(itemAt(frames, 0));
-    const started = () => liveEncoderPids().filter((pid) => !before.includes(pid));
     await until(() => out.length === 1 && started().length === 2);
     // The first one started is the active one; the second, its spare, becomes the incoming one.
     const old = itemAt(started(), 0);
@@ -166,18 +168,10 @@ describe("video encoder", () => {
   }
 
   it("keeps no spare until a keyframe is asked for, then one, a while after the handover", async () => {
-    const { width, height } = videoSize("low");
-    const out: EncodedVideoFrame[] = [];
-    const encoder = new VideoEncoder({
-      encoding: { codec: "H264", width, height },
-      onFrame: (f) => out.push(f),
-      maxInFlight: 100,
+    const { encoder, out, frames, started } = await h264Encoder({
+      keepSpare: "once-asked",
       spareDelayMs: 400,
     });
-    const frames: AvFrame[] = [];
-    for await (const frame of syntheticFrames({ width, height, count: 30 })) frames.push(frame);
-    const before = liveEncoderPids();
-    const started = () => liveEncoderPids().filter((pid) => !before.includes(pid));
     encoder.encode(itemAt(frames, 0));
     await until(() => out.length === 1);
     await new Promise((r) => setTimeout(r, 600)); // longer than the spare's delay
@@ -244,16 +238,14 @@ describe("video encoder", () => {
   });
 
   it("an encoder killed by a signal is replaced: the picture goes on from a keyframe", async () => {
-    const { encoder, out, frames } = await h264Encoder();
-    const before = liveEncoderPids();
+    const { encoder, out, frames, started } = await h264Encoder();
     for (const frame of frames.slice(0, 10)) encoder.encode(frame);
     await until(() => out.length === 10);
-    const active = itemAt(
-      liveEncoderPids().filter((pid) => !before.includes(pid)),
-      0,
-    );
+    const active = itemAt(started(), 0);
     process.kill(active, "SIGKILL"); // as the OOM killer would
     await until(() => !liveEncoderPids().includes(active));
+    // The next frame goes to a fresh encoder once it is set up (its spare, here, started before).
+    await until(() => encoder.ready);
     for (const frame of frames.slice(10)) encoder.encode(frame);
     await until(() => out.length === 30);
     await encoder.close();
@@ -262,26 +254,53 @@ describe("video encoder", () => {
     expect(decodedH264(out, "killed")).toBe(30);
   });
 
-  it("encodes what it was given while starting, though the caller reuses the buffer at once", async () => {
+  it("gives a fresh encoder no frames until it is set up, then starts from the newest, a keyframe", async () => {
     const { width, height } = videoSize("low");
     const out: EncodedVideoFrame[] = [];
     const encoder = new VideoEncoder({
       encoding: { codec: "H264", width, height },
       onFrame: (f) => out.push(f),
+      maxInFlight: 100,
     });
-    // Grey frames of six levels, all drawn into one buffer before the encoder has answered once.
+    const frames: AvFrame[] = [];
+    for await (const frame of syntheticFrames({ width, height, count: 8 })) frames.push(frame);
+    // Before its set-up is done, frames are not taken (and counted as dropped), not queued to go stale.
+    expect(encoder.encode(itemAt(frames, 0))).toBe(false);
+    expect(encoder.encode(itemAt(frames, 1))).toBe(false);
+    await until(() => encoder.ready);
+    for (const frame of frames.slice(2)) expect(encoder.encode(frame)).toBe(true);
+    await until(() => out.length === 6);
+    await encoder.close();
+    expect(out.map((f) => f.index)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(out.map((f) => f.keyframe)).toEqual([true, false, false, false, false, false]);
+    expect(encoder.stats.dropped).toBe(2);
+  });
+
+  it("a handover's fresh encoder encodes what it was given while starting, though the caller reuses the buffer", async () => {
+    const { width, height } = videoSize("low");
+    const out: EncodedVideoFrame[] = [];
+    const encoder = await warmed(
+      new VideoEncoder({ encoding: { codec: "H264", width, height }, onFrame: (f) => out.push(f) }),
+    );
+    // Grey frames of six levels, all drawn into one buffer; from the second on, while the encoder
+    // taking over (started by the request: no spare yet) has not answered once.
     const levels = [40, 80, 120, 160, 200, 240];
     const shared = new Uint8Array(width * height * 1.5);
-    for (const [index, level] of levels.entries()) {
-      shared.fill(level, 0, width * height).fill(128, width * height);
-      const frame = {
+    const frame = (index: number) => {
+      shared.fill(itemAt(levels, index), 0, width * height).fill(128, width * height);
+      return {
         ...syntheticFrame(index, { width, height }, index * 40),
         video: { width, height, data: shared },
       };
-      expect(encoder.encode(frame)).toBe(true);
-    }
+    };
+    expect(encoder.encode(frame(0))).toBe(true);
+    await until(() => out.length === 1);
+    encoder.requestKeyframe();
+    for (let index = 1; index < levels.length; index++) expect(encoder.encode(frame(index))).toBe(true);
     await until(() => out.length === levels.length);
     await encoder.close();
+    expect(encoder.stats.handovers).toBe(1);
+    expect(out.filter((f) => f.keyframe).map((f) => f.index)).toEqual([0, 1]);
     const file = join(dir, "reused.h264");
     writeFileSync(file, Buffer.concat(out.map((f) => f.data)));
     const decoded = decodeLuma(file, width, height);

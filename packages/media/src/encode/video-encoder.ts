@@ -3,7 +3,7 @@ import { type EncoderOutput, EncoderProcess } from "./encoder-process.js";
 import { ffmpegBinary } from "./ffmpeg-binary.js";
 import type { EncodedVideoFrame, VideoEncoding } from "./video-encoding.js";
 
-/** Extra frames a starting encoder may hold (its first frame takes tens of ms more than the rest). */
+/** Extra frames a handover's incoming encoder may hold while it starts (its first frame takes tens of ms more). */
 const STARTUP_ALLOWANCE = 5;
 
 export interface VideoEncoderOptions {
@@ -99,12 +99,26 @@ export class VideoEncoder {
       incoming.firstIndex ??= frame.index;
       incoming.process.write(frame.index, video.data);
     }
+    if (!this.active.started && !incoming) {
+      // Nobody sees anything before its first frame: it starts from the newest one once set up, rather
+      // than from frames queued while it was (stale by then, and those after them dropped: a freeze).
+      this.stats.dropped++;
+      return false;
+    }
     if (this.active.inFlight >= this.limit(this.active)) {
       if (!incoming) this.stats.dropped++;
       return incoming !== undefined;
     }
     this.active.write(frame.index, video.data);
     return true;
+  }
+
+  /**
+   * Whether the next frame goes into a set-up encoder: a fresh one is given no frames until its set-up
+   * is done (`warm()` starts one ahead).
+   */
+  get ready(): boolean {
+    return (this.active ?? this.spare)?.started === true;
   }
 
   /** A process still starting up (spawn, encoder setup) may hold a few more frames before its first output. */
