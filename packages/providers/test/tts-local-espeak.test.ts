@@ -1,13 +1,15 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { samplesFromBytes } from "../src/audio/pcm.js";
 import { createEngine, selectVoice } from "../src/tts/espeak-engine.mjs";
-import { EspeakRunner } from "../src/tts/espeak-runner.js";
+import { EspeakRunner, SYNTHESIS_NICENESS } from "../src/tts/espeak-runner.js";
 import { ESPEAK_VOICES, espeakVoiceFor } from "../src/tts/espeak-voices.js";
 import { LocalEspeakSynthesizer, wordsPerMinuteFor } from "../src/tts/local-espeak.js";
 import type { SynthesisRequest } from "../src/types.js";
 import { collect, concat } from "./servers/collect.js";
 
-/** Real eSpeak NG runs (in worker threads): real audio, so properties, and exact bytes only run to run. */
+/** Real eSpeak NG runs (in worker processes): real audio, so properties, and exact bytes only run to run. */
 
 const TEN_WORDS = "The quick brown fox jumps over the lazy sleeping dog today.";
 const synthesizer = new LocalEspeakSynthesizer({ workers: 2 });
@@ -25,6 +27,22 @@ async function speak(text: string, overrides: Partial<SynthesisRequest> = {}) {
   const { chunks, error } = await collect(synthesizer.synthesize(request(text, overrides)));
   expect(error).toBeUndefined();
   return chunks;
+}
+
+/** This process's eSpeak worker processes (children running espeak-worker.mjs). */
+function espeakWorkers(): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+        return ppid === process.pid && cmdline.includes("espeak-worker.mjs") ? [Number(entry)] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
 }
 
 function rms(pcm: Uint8Array | Int16Array): number {
@@ -177,6 +195,22 @@ describe("LocalEspeakSynthesizer", () => {
     const waiting = expect(closing.run(job)).rejects.toMatchObject({ kind: "unavailable" });
     await closing.close();
     await Promise.all([running, waiting]);
+  });
+
+  it("speaks in a process of its own below this one's priority; one killed fails its run, the next is spoken", async () => {
+    const own = new EspeakRunner(1);
+    const before = espeakWorkers();
+    own.warmUp();
+    const [worker] = espeakWorkers().filter((pid) => !before.includes(pid));
+    if (worker === undefined) throw new Error("no eSpeak worker process");
+    expect(getPriority(worker)).toBe(Math.min(19, getPriority() + SYNTHESIS_NICENESS));
+    const job = { text: "A sentence that is still being spoken.", voice: "en-us", wordsPerMinute: 175 };
+    const running = own.run(job);
+    process.kill(worker, "SIGKILL");
+    await expect(running).rejects.toMatchObject({ kind: "unavailable", message: /killed by SIGKILL/ });
+    expect((await own.run(job)).pcm.length).toBeGreaterThan(1000);
+    await own.close();
+    expect(espeakWorkers().filter((pid) => !before.includes(pid))).toEqual([]);
   });
 
   it("reports a failing run as a ProviderError and keeps working", async () => {

@@ -1,10 +1,10 @@
 // eSpeak NG through its library API: Echogarden's build of the engine (`@echogarden/espeak-ng-emscripten`,
 // GPL-3.0, compiled to JavaScript), which reports each phoneme with its position in the audio. Plain
-// JavaScript so that a worker thread can load it without a TypeScript loader (types: espeak-engine.d.mts).
+// JavaScript so that its worker process can load it without a TypeScript loader (types: espeak-engine.d.mts).
 //
 // An engine keeps state between runs (its noise generator: the same text twice gives different samples),
 // so callers use a fresh engine per run to stay deterministic. The voice data (24 MB) is read once per
-// thread and shared by its engines.
+// process and shared by its engines.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";

@@ -1,11 +1,16 @@
-import { Worker } from "node:worker_threads";
+import { type ChildProcess, fork } from "node:child_process";
+import { getPriority, setPriority } from "node:os";
+import { fileURLToPath } from "node:url";
 import { ProviderError } from "../types.js";
 import type { EspeakJob, EspeakSpeech } from "./espeak-engine.mjs";
 
 /**
- * A small pool of worker threads running eSpeak NG (`espeak-worker.mjs`). A run takes a few hundred
- * milliseconds of CPU; on the main thread it would stall every other session's sockets and timers, so it
- * happens here.
+ * A small pool of worker processes running eSpeak NG (`espeak-worker.mjs`). A run (a fresh engine and a
+ * sentence) takes a few hundred milliseconds of CPU, with as much again on V8's background threads. In a
+ * thread of the service's own process that was most of a core of two as an answer began, and the
+ * session's frames (renderer, video encoders) waited for a core: a frozen picture. In a process of its
+ * own it runs at a lower priority (`SYNTHESIS_NICENESS`): speech is made ahead of playback, the frames
+ * are due now.
  * Each worker takes one job at a time; jobs wait in order. Idle workers do not keep the process alive.
  */
 
@@ -18,12 +23,14 @@ interface Pending {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: ChildProcess;
   current: Pending | undefined;
 }
 
 const PROVIDER = "localEspeak";
-const WORKER_URL = new URL("./espeak-worker.mjs", import.meta.url);
+const WORKER_PATH = fileURLToPath(new URL("./espeak-worker.mjs", import.meta.url));
+/** How much lower than the service a worker runs (nice): below the frames, well above idle. */
+export const SYNTHESIS_NICENESS = 5;
 
 export class EspeakRunner {
   private readonly slots: Slot[] = [];
@@ -54,7 +61,7 @@ export class EspeakRunner {
     const slots = this.slots.splice(0);
     // A running job would otherwise never settle: its slot is gone when the worker's exit arrives.
     for (const slot of slots) slot.current?.reject(closed());
-    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    await Promise.all(slots.map((slot) => stop(slot.worker)));
   }
 
   private dispatch(): void {
@@ -64,20 +71,30 @@ export class EspeakRunner {
       if (!slot) return;
       const pending = this.waiting.shift() as Pending;
       slot.current = pending;
-      slot.worker.ref();
-      slot.worker.postMessage({ id: this.nextId++, job: pending.job });
+      hold(slot.worker, true);
+      slot.worker.send({ id: this.nextId++, job: pending.job });
     }
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(WORKER_URL), current: undefined };
-    slot.worker.unref();
+    // Plain JavaScript, run without the service's loaders; messages in V8's serialization (the samples
+    // cross as an Int16Array, not as JSON numbers).
+    const worker = fork(WORKER_PATH, [], {
+      execArgv: [],
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    const slot: Slot = { worker, current: undefined };
+    try {
+      if (worker.pid !== undefined) setPriority(worker.pid, Math.min(19, getPriority() + SYNTHESIS_NICENESS));
+    } catch {} // a platform without priorities: it runs at the service's
+    hold(worker, false);
     slot.worker.on("message", (message: { speech?: EspeakSpeech; error?: string }) => {
       const pending = slot.current;
       const result = message.speech;
       if (!pending || (result === undefined && message.error === undefined)) return;
       slot.current = undefined;
-      slot.worker.unref();
+      hold(slot.worker, false);
       if (result) pending.resolve(result);
       else pending.reject(new ProviderError(PROVIDER, `espeak-ng failed: ${message.error}`, "unavailable"));
       this.dispatch();
@@ -93,10 +110,28 @@ export class EspeakRunner {
       if (!this.closed) this.dispatch();
     };
     slot.worker.on("error", fail);
-    slot.worker.on("exit", (code) => fail(`exit code ${code}`));
+    slot.worker.on("exit", (code, signal) => fail(signal ? `killed by ${signal}` : `exit code ${code}`));
     this.slots.push(slot);
     return slot;
   }
+}
+
+/** Whether the worker keeps this process alive: while it has a job. */
+function hold(worker: ChildProcess, busy: boolean): void {
+  if (busy) {
+    worker.ref();
+    worker.channel?.ref();
+  } else {
+    worker.unref();
+    worker.channel?.unref();
+  }
+}
+
+async function stop(worker: ChildProcess): Promise<void> {
+  if (worker.exitCode !== null || worker.signalCode !== null) return;
+  const exited = new Promise((resolve) => worker.once("exit", resolve));
+  worker.kill();
+  await exited;
 }
 
 function describe(err: unknown): string {
