@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -211,6 +212,22 @@ describe("LocalEspeakSynthesizer", () => {
     expect((await own.run(job)).pcm.length).toBeGreaterThan(1000);
     await own.close();
     expect(espeakWorkers().filter((pid) => !before.includes(pid))).toEqual([]);
+  });
+
+  it("closes in a process with nothing else to do: close() resolves once its worker has exited", () => {
+    // An idle worker does not keep the process alive; while closing it must, or close() never resolves
+    // (the process ends with the await unsettled, exit code 13).
+    const runner = new URL("../src/tts/espeak-runner.ts", import.meta.url).href;
+    const script = `import { EspeakRunner } from ${JSON.stringify(runner)};
+      const r = new EspeakRunner(1);
+      await r.run({ text: "Hi.", voice: "en-us", wordsPerMinute: 175 });
+      await r.close();
+      console.log("closed");`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect({ status: run.status, stdout: run.stdout.trim() }).toEqual({ status: 0, stdout: "closed" });
   });
 
   it("reports a failing run as a ProviderError and keeps working", async () => {

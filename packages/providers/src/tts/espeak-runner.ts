@@ -127,9 +127,11 @@ function hold(worker: ChildProcess, busy: boolean): void {
   }
 }
 
+/** Ends the worker; resolves once it has exited (held meanwhile: an idle worker is unreferenced). */
 async function stop(worker: ChildProcess): Promise<void> {
   if (worker.exitCode !== null || worker.signalCode !== null) return;
   const exited = new Promise((resolve) => worker.once("exit", resolve));
+  hold(worker, true);
   worker.kill();
   await exited;
 }
