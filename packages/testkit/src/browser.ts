@@ -42,6 +42,9 @@ export const CHROMIUM_FLAGS = [
   "--autoplay-policy=no-user-gesture-required",
 ];
 
+/** One launcher script per binary and process, not a new temporary folder at every launch. */
+const launchers = new Map<string, string>();
+
 /**
  * What Playwright starts for `binary`. As root (CI), a launcher that runs it without CAP_SYS_NICE:
  * Chromium raises its own UI, IO and compositor threads to nice -8 when it may, which a browser run by a
@@ -51,12 +54,17 @@ export const CHROMIUM_FLAGS = [
  */
 function launcher(binary: string): string {
   if (process.getuid?.() !== 0) return binary;
-  const script = join(mkdtempSync(join(tmpdir(), "chromium-")), "chromium");
-  writeFileSync(
-    script,
-    `#!/bin/sh\nexec setpriv --bounding-set -sys_nice --inh-caps -sys_nice '${binary}' "$@"\n`,
-  );
-  chmodSync(script, 0o755);
+  let script = launchers.get(binary);
+  if (!script) {
+    script = join(mkdtempSync(join(tmpdir(), "chromium-")), "chromium");
+    const quoted = `'${binary.replaceAll("'", `'\\''`)}'`;
+    writeFileSync(
+      script,
+      `#!/bin/sh\nexec setpriv --bounding-set -sys_nice --inh-caps -sys_nice ${quoted} "$@"\n`,
+    );
+    chmodSync(script, 0o755);
+    launchers.set(binary, script);
+  }
   return script;
 }
 
