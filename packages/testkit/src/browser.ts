@@ -68,12 +68,32 @@ function launcher(binary: string): string {
   return script;
 }
 
+/**
+ * This process's environment without libfaketime (CI's clock guard runs the tests under it). The browser
+ * stands for a viewer's, on a machine of its own with its own clock; and Chromium under libfaketime never
+ * finishes starting.
+ */
+function browserEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined || name.startsWith("FAKETIME")) continue;
+    if (name === "LD_PRELOAD") {
+      const kept = value.split(/[:\s]+/).filter((lib) => lib !== "" && !lib.includes("faketime"));
+      if (kept.length > 0) env[name] = kept.join(":");
+      continue;
+    }
+    env[name] = value;
+  }
+  return env;
+}
+
 export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
   const binary = findChromium();
   if (!binary) throw new Error("chromium not found (CHROMIUM_BIN or apt-get install chromium)");
   return chromium.launch({
     executablePath: launcher(binary),
     headless: true,
+    env: browserEnvironment(),
     ...options,
     args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
   });
