@@ -1,12 +1,17 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { syntheticFrame, syntheticFrames } from "../src/bench/synthetic-frames.js";
 import { itemAt } from "../src/checked.js";
-import { EncoderProcess, liveEncoderPids, liveEncoderProcesses } from "../src/encode/encoder-process.js";
+import {
+  ENCODER_PRIORITY_BOOST,
+  EncoderProcess,
+  liveEncoderPids,
+  liveEncoderProcesses,
+} from "../src/encode/encoder-process.js";
 import { ffmpegBinary } from "../src/encode/ffmpeg-binary.js";
 import { OpusEncoder } from "../src/encode/opus-encoder.js";
 import { VideoEncoder, type VideoEncoderOptions } from "../src/encode/video-encoder.js";
@@ -100,6 +105,42 @@ describe("video encoder", () => {
       }
     },
   );
+
+  it("runs its ffmpeg above this process's priority where it may raise one (root), at its own where not", () => {
+    // In a process of its own, so that the privilege can be taken away (setpriv) for the second case.
+    const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
+    const script = `import { getPriority } from "node:os";
+      import { EncoderProcess } from ${module("../src/encode/encoder-process.ts")};
+      import { ffmpegBinary } from ${module("../src/encode/ffmpeg-binary.ts")};
+      import { i420Size, videoSize } from ${module("../src/frames.ts")};
+      const { width, height } = videoSize("low");
+      let p;
+      const out = await new Promise((resolve, reject) => {
+        p = new EncoderProcess(ffmpegBinary(), { codec: "H264", width, height },
+          (o) => resolve({ own: getPriority(), encoder: getPriority(p.pid), index: o.index }), reject);
+        p.write(7, new Uint8Array(i420Size(width, height)).fill(90));
+      });
+      await p.close();
+      console.log(JSON.stringify(out));`;
+    const run = (...prefix: string[]) => {
+      const args = [process.execPath, "--import", "tsx", "--input-type=module", "-e", script];
+      const [command, ...rest] = [...prefix, ...args] as [string, ...string[]];
+      const result = spawnSync(command, rest, { encoding: "utf8", timeout: 30_000 });
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { own: number; encoder: number; index: number };
+    };
+    const root = process.getuid?.() === 0;
+    const own = getPriority();
+    expect(run()).toEqual({
+      own,
+      encoder: root ? Math.max(-20, own - ENCODER_PRIORITY_BOOST) : own,
+      index: 7,
+    });
+    if (root) {
+      const unprivileged = ["setpriv", "--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice"];
+      expect(run(...unprivileged)).toEqual({ own, encoder: own, index: 7 });
+    }
+  });
 
   it("VP8: one frame per frame, decodable to the right number and size of frames", async () => {
     const { frames: out, width, height } = await encodeSynthetic("VP8", 30);

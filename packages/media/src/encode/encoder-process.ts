@@ -1,4 +1,5 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { getPriority, setPriority } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { FRAME_MS, i420Size } from "../frames.js";
 import { type ContainerFrame, FlvH264Reader, IvfReader } from "./container-readers.js";
@@ -9,6 +10,20 @@ const live = new Set<EncoderProcess>();
 export const liveEncoderProcesses = (): number => live.size;
 /** Process ids of the live encoders (benchmarks read their CPU time from /proc). */
 export const liveEncoderPids = (): number[] => [...live].flatMap((p) => (p.pid ? [p.pid] : []));
+
+/**
+ * How many steps above this process's priority an encoder runs where the process may raise one (root, or
+ * CAP_SYS_NICE). A frame the encoder is late with is a freeze every viewer of the session sees, while
+ * the rest of the pipeline (the model's stream, events, speech made ahead of playback) can wait a few ms.
+ * Without the privilege (a container's unprivileged user) the encoder runs at the process's own priority.
+ */
+export const ENCODER_PRIORITY_BOOST = 5;
+
+function raisePriority(pid: number): void {
+  try {
+    setPriority(pid, Math.max(-20, getPriority() - ENCODER_PRIORITY_BOOST));
+  } catch {} // EACCES without the privilege; the encoder works the same, only without the head start
+}
 
 export interface EncoderOutput {
   /** The source AvFrame index this output belongs to. */
@@ -46,6 +61,7 @@ export class EncoderProcess {
     this.reader = encoding.codec === "H264" ? new FlvH264Reader(FRAME_MS) : new IvfReader();
     this.child = spawn(binary, ffmpegVideoArgs(encoding), { stdio: ["pipe", "pipe", "pipe"] });
     live.add(this);
+    if (this.child.pid !== undefined) raisePriority(this.child.pid);
     this.exit = new Promise((resolve) => {
       this.child.once("close", (code, signal) => {
         this.exited = true;
