@@ -89,12 +89,12 @@ export class EspeakRunner {
       if (worker.pid !== undefined) setPriority(worker.pid, Math.min(19, getPriority() + SYNTHESIS_NICENESS));
     } catch {} // a platform without priorities: it runs at the service's
     hold(worker, false);
-    slot.worker.on("message", (message: { speech?: EspeakSpeech; error?: string }) => {
+    worker.on("message", (message: { speech?: EspeakSpeech; error?: string }) => {
       const pending = slot.current;
       const result = message.speech;
       if (!pending || (result === undefined && message.error === undefined)) return;
       slot.current = undefined;
-      hold(slot.worker, false);
+      hold(worker, false);
       if (result) pending.resolve(result);
       else pending.reject(new ProviderError(PROVIDER, `espeak-ng failed: ${message.error}`, "unavailable"));
       this.dispatch();
@@ -109,8 +109,8 @@ export class EspeakRunner {
       slot.current = undefined;
       if (!this.closed) this.dispatch();
     };
-    slot.worker.on("error", fail);
-    slot.worker.on("exit", (code, signal) => fail(signal ? `killed by ${signal}` : `exit code ${code}`));
+    worker.on("error", fail);
+    worker.on("exit", (code, signal) => fail(signal ? `killed by ${signal}` : `exit code ${code}`));
     this.slots.push(slot);
     return slot;
   }
