@@ -17,7 +17,10 @@ export const pipelineSettings = {
   PIPELINE_DISCONNECT_GRACE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
   /** A socket its gateway has not mentioned (heartbeat or message) this long counts as closed. */
   PIPELINE_CONNECTION_TIMEOUT_MS: env.int({ default: 15_000, min: 50, max: 600_000 }),
-  /** How often each session's state is checked against the sessions service (a missed end event). */
+  /**
+   * How often the sessions whose start is not yet recorded for this worker are checked against the
+   * sessions service (running ones are checked by every answered heartbeat: a missed end event).
+   */
   PIPELINE_RECONCILE_MS: env.int({ default: 30_000, min: 50, max: 3_600_000 }),
   /** An assigned session that has not started after this long was not started here (its start failed). */
   PIPELINE_START_WAIT_MS: env.int({ default: 20_000, min: 50, max: 600_000 }),

@@ -270,6 +270,23 @@ describe("PipelineWorker", () => {
     expect(r.calls.filter((c) => c.startsWith("end"))).toEqual([]);
   });
 
+  it("asks nothing about its running sessions at a reconcile: a missed end is learnt from a heartbeat's answer", async () => {
+    const r = rig();
+    r.answerHeartbeats();
+    const [a, b] = [await r.running(1), await r.running(1)];
+    const asked = r.configAsked.length;
+    r.clock.advance(settings.PIPELINE_RECONCILE_MS);
+    await flush();
+    expect(r.configAsked.length).toBe(asked);
+    // a's end event never came: the answer names it lost, and its runner finds it ended.
+    Object.assign(a, { state: SessionState.ENDED, endReason: SessionEndReason.USER_CLOSED });
+    r.loseAtNextBeat([a.id]);
+    r.clock.advance(settings.PIPELINE_HEARTBEAT_MS);
+    await flush();
+    expect(r.worker.sessionIds).toEqual([b.id]);
+    expect(r.configAsked.slice(asked)).toEqual([a.id]);
+  });
+
   it("carries each session's latest client activity in its heartbeat until one is answered", async () => {
     const r = rig();
     const s = await r.running(1);

@@ -37,7 +37,7 @@ export interface WorkerDeps {
  * epoch and carries each session's latest client activity (the idle timer); the answer names the sessions it lost (taken over elsewhere, or ended), which stop at once. When
  * the sessions service cannot be reached the worker keeps its sessions and reports again at the next
  * beat. A runner goes when its session ends (the end event, which plain subscribers of the durable
- * subject receive too; a missed event is caught by the periodic reconcile). On stop, it takes no more
+ * subject receive too; a missed event is caught by the next heartbeat's answer). On stop, it takes no more
  * sessions and hands the ones it runs to other workers: a rollout ends no session.
  */
 export class PipelineWorker {
