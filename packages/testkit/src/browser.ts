@@ -73,9 +73,9 @@ function launcher(binary: string): string {
  * stands for a viewer's, on a machine of its own with its own clock; and Chromium under libfaketime never
  * finishes starting.
  */
-function browserEnvironment(): Record<string, string> {
+export function browserEnvironment(from: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
+  for (const [name, value] of Object.entries(from)) {
     if (value === undefined || name.startsWith("FAKETIME")) continue;
     if (name === "LD_PRELOAD") {
       const kept = value.split(/[:\s]+/).filter((lib) => lib !== "" && !lib.includes("faketime"));

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { browserAvailable, launchChromium } from "../src/browser.js";
+import { browserAvailable, browserEnvironment, launchChromium } from "../src/browser.js";
 
 /** The fields of a /proc stat line after the command name (which is in parentheses and may hold spaces). */
 function statFields(path: string): string[] | undefined {
@@ -25,6 +25,22 @@ function descendants(root: number): number[] {
   };
   return [...parents.keys()].filter(isBelow);
 }
+
+describe("browserEnvironment", () => {
+  it("drops libfaketime and its settings, keeps every other preload and variable", () => {
+    const faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+    expect(
+      browserEnvironment({
+        PATH: "/usr/bin",
+        LD_PRELOAD: `/opt/a.so ${faketime}:/opt/b.so`,
+        FAKETIME: "+400d",
+        FAKETIME_DONT_FAKE_MONOTONIC: "1",
+        UNSET: undefined,
+      }),
+    ).toEqual({ PATH: "/usr/bin", LD_PRELOAD: "/opt/a.so:/opt/b.so" });
+    expect(browserEnvironment({ LD_PRELOAD: faketime, HOME: "/root" })).toEqual({ HOME: "/root" });
+  });
+});
 
 describe.skipIf(!browserAvailable("the Chromium launcher test"))("launchChromium", () => {
   it("runs Chromium with no thread above normal priority, as a user's browser (root included)", async () => {

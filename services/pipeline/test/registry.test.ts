@@ -90,6 +90,19 @@ describe("worker registry", () => {
     );
     beat(heartbeat(worker("", [randomUUID()])));
     beat(new Uint8Array(0));
+    // Its id readable, the rest of its worker not: heard, but not a worker to list.
+    beat(
+      new BinaryWriter()
+        .tag(WorkerHeartbeatSchema.field.worker.number, WireType.LengthDelimited)
+        .bytes(
+          new BinaryWriter()
+            .tag(WorkerSchema.field.id.number, WireType.LengthDelimited)
+            .string("w5")
+            .raw(new Uint8Array([0xff, 0xff]))
+            .finish(),
+        )
+        .finish(),
+    );
     const last = worker("w9", []);
     beat(heartbeat(last)); // delivered after those before it
     await flush();
