@@ -3,7 +3,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { samplesFromBytes } from "../src/audio/pcm.js";
-import { createEngine, selectVoice } from "../src/tts/espeak-engine.mjs";
+import {
+  createEngine,
+  createResettableEngine,
+  type EspeakJob,
+  RESETTABLE_TEXT_BYTES,
+  selectVoice,
+  speak as speakFresh,
+} from "../src/tts/espeak-engine.mjs";
 import { EspeakRunner, SYNTHESIS_NICENESS } from "../src/tts/espeak-runner.js";
 import { ESPEAK_VOICES, espeakVoiceFor } from "../src/tts/espeak-voices.js";
 import { LocalEspeakSynthesizer, wordsPerMinuteFor } from "../src/tts/local-espeak.js";
@@ -239,5 +246,75 @@ describe("LocalEspeakSynthesizer", () => {
     expect(
       (await runner.run({ text: "hi", voice: "en-us", wordsPerMinute: 175 })).pcm.length,
     ).toBeGreaterThan(1000);
+  });
+});
+
+describe("a resettable eSpeak engine", () => {
+  const job = (text: string, wordsPerMinute = 175, voice = "en-us"): EspeakJob => ({
+    text,
+    voice,
+    wordsPerMinute,
+  });
+  const fresh = async (j: EspeakJob) => speakFresh(await createEngine(), j);
+
+  it("gives on every run exactly what a fresh engine gives, whatever ran before", async () => {
+    const engine = await createResettableEngine("en-us");
+    if (!engine) throw new Error("no en-us engine");
+    const jobs = [
+      job("Hello there!"),
+      job("Watch my mouth move while you hear my voice, sss shh fff."),
+      job("A & B < C > D: 1234 words, naïve café, rhythm and psychology. ".repeat(6)),
+      job("Thank you for watching.", 300),
+    ];
+    const expected = await Promise.all(jobs.map(fresh));
+    // Each job twice, in an order that puts a different one before each (an engine reused without the
+    // reset speaks the second of two runs differently from the first).
+    for (const i of [0, 1, 2, 3, 2, 0, 3, 1]) {
+      const spoken = engine.speak(jobs[i] as EspeakJob);
+      expect(spoken.pcm.length).toBe(expected[i]?.pcm.length);
+      expect(
+        Buffer.from(spoken.pcm.buffer).equals(Buffer.from(expected[i]?.pcm.buffer ?? new ArrayBuffer(0))),
+      ).toBe(true);
+      expect(spoken.events).toEqual(expected[i]?.events);
+    }
+  });
+
+  it("speaks its own voice only; a text longer than its buffer is spoken as a fresh engine would, and spends it", async () => {
+    const french = await createResettableEngine("fr-fr");
+    if (!french) throw new Error("no fr-fr engine");
+    expect(french.speak(job("Bonjour.", 175, "fr-fr"))).toEqual(await fresh(job("Bonjour.", 175, "fr-fr")));
+    expect(() => french.speak(job("Hello."))).toThrow(/speaks fr-fr, not en-us/);
+    // The engine's text is the text, " ." and a NUL: RESETTABLE_TEXT_BYTES in all.
+    const longest = job(`Oui.${"\u200b".repeat((RESETTABLE_TEXT_BYTES - 3 - 4) / 3)}`, 175, "fr-fr");
+    expect(Buffer.byteLength(longest.text) + 3).toBe(RESETTABLE_TEXT_BYTES);
+    expect(french.speak(longest)).toEqual(await fresh(longest));
+    expect(french.spent).toBe(false);
+    const longer = { ...longest, text: `${longest.text}${"\u200b".repeat(200)}` };
+    expect(french.speak(longer)).toEqual(await fresh(longer));
+    expect(french.spent).toBe(true);
+    expect(() => french.speak(job("Bonjour.", 175, "fr-fr"))).toThrow(/can no longer be reset/);
+    expect(await createResettableEngine("xx-yy")).toBeUndefined();
+  });
+
+  it("in a worker, speaks after a text that spent its engine as a fresh engine would", async () => {
+    // Zero-width spaces: 3 bytes each, spoken as nothing.
+    const long = job(`Hello there.${"\u200b".repeat(RESETTABLE_TEXT_BYTES / 3)}`);
+    const spoken = await runner.run(long);
+    expect(spoken).toEqual(await fresh(long));
+    expect(rms(spoken.pcm)).toBeGreaterThan(500);
+    for (const text of ["Goodbye.", "See you soon."])
+      expect(await runner.run(job(text))).toEqual(await fresh(job(text)));
+  });
+
+  it("in a worker warmed up with a voice, speaks the first job as a fresh engine would", async () => {
+    const warmed = new EspeakRunner(1);
+    try {
+      // The worker prepares en-us's engine by speaking a sentence of its own first.
+      warmed.warmUp("en-us");
+      const first = job("Watch my mouth move while you hear my voice.");
+      expect(await warmed.run(first)).toEqual(await fresh(first));
+    } finally {
+      await warmed.close();
+    }
   });
 });

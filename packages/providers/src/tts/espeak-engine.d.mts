@@ -20,7 +20,18 @@ export interface EspeakSpeech {
   events: { phoneme: string; atMs: number }[];
 }
 
+/** An engine for one voice whose every run is a fresh engine's (espeak-engine.mjs). */
+export interface ResettableEngine {
+  readonly voice: string;
+  /** A run allocated (a text longer than RESETTABLE_TEXT_BYTES): it can no longer be reset. */
+  readonly spent: boolean;
+  /** Throws for another voice, or once spent. */
+  speak(job: EspeakJob): EspeakSpeech;
+}
+
+export const RESETTABLE_TEXT_BYTES: number;
 export function createEngine(): Promise<EspeakEngine>;
+export function createResettableEngine(voice: string): Promise<ResettableEngine | undefined>;
 export function selectVoice(engine: EspeakEngine, voice: string): boolean;
 export function engineText(text: string): string;
 export function speak(engine: EspeakEngine, job: EspeakJob): EspeakSpeech;

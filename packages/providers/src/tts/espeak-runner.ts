@@ -5,12 +5,12 @@ import { ProviderError } from "../types.js";
 import type { EspeakJob, EspeakSpeech } from "./espeak-engine.mjs";
 
 /**
- * A small pool of worker processes running eSpeak NG (`espeak-worker.mjs`). A run (a fresh engine and a
- * sentence) takes a few hundred milliseconds of CPU, with as much again on V8's background threads. In a
- * thread of the service's own process that was most of a core of two as an answer began, and the
- * session's frames (renderer, video encoders) waited for a core: a frozen picture. In a process of its
- * own it runs at a lower priority (`SYNTHESIS_NICENESS`): speech is made ahead of playback, the frames
- * are due now.
+ * A small pool of worker processes running eSpeak NG (`espeak-worker.mjs`). A sentence costs 5-15 ms of
+ * CPU on a worker's engine once V8 has compiled it, but hundreds of ms (with as much again on V8's
+ * background threads) on an engine's first runs, and in a thread of the service's own process that was
+ * most of a core of two as an answer began: the session's frames (renderer, video encoders) waited for a
+ * core, a frozen picture. In a process of its own it runs at a lower priority (`SYNTHESIS_NICENESS`):
+ * speech is made ahead of playback, the frames are due now.
  * Each worker takes one job at a time; jobs wait in order. Idle workers do not keep the process alive.
  */
 
@@ -49,9 +49,15 @@ export class EspeakRunner {
     });
   }
 
-  /** Starts the workers now, so the first sentence does not pay for loading the module. */
-  warmUp(): void {
-    while (!this.closed && this.slots.length < this.size) this.spawn();
+  /**
+   * Starts the workers now, each preparing `voice`'s engine (made and spoken once), so the first
+   * sentence pays for neither.
+   */
+  warmUp(voice?: string): void {
+    while (!this.closed && this.slots.length < this.size) {
+      const slot = this.spawn();
+      if (voice !== undefined) slot.worker.send({ prepare: voice });
+    }
   }
 
   async close(): Promise<void> {

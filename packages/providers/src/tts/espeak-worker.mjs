@@ -1,33 +1,56 @@
-// Runs eSpeak NG in a process of its own (EspeakRunner forks it), one job at a time, in order. Every run
-// gets a fresh engine (the engine's state would make the same text sound slightly different each time);
-// making one costs about as much as speaking a sentence, so the next is prepared as soon as a run ends,
-// off the critical path.
-import { createEngine, speak } from "./espeak-engine.mjs";
+// Runs eSpeak NG in a process of its own (EspeakRunner forks it), one message at a time, in order. Each
+// voice has a resettable engine, made at its first job or when the runner asks ahead (`prepare`): every
+// run is a fresh engine's, so the same text gives the same samples. An engine that failed or was spent
+// (a very long text) is replaced at the voice's next job.
+import { createResettableEngine } from "./espeak-engine.mjs";
 
-function prepare() {
-  const engine = createEngine();
-  engine.catch(() => {});
+/** Voices whose engine is kept (~35 MB each: its memory and the copy it is reset from); the least recently used goes. */
+const KEPT_VOICES = 3;
+/**
+ * Spoken once by a prepared engine: V8 compiles the engine's JavaScript for each instance as it runs, and
+ * its first sentence costs 10-20 times a later one. Said now, below the service's priority, not as an
+ * answer begins.
+ */
+const WARM_UP = { text: "The quick brown fox jumps over the lazy dog.", wordsPerMinute: 175 };
+
+/** voice -> Promise of its engine (undefined: no such voice). */
+const engines = new Map();
+
+function engineFor(voice) {
+  let engine = engines.get(voice);
+  engines.delete(voice);
+  engine ??= createResettableEngine(voice);
+  engines.set(voice, engine);
+  while (engines.size > KEPT_VOICES) engines.delete(engines.keys().next().value);
   return engine;
 }
 
-let next = prepare();
-
 async function run(job) {
-  const engine = await next.catch(() => createEngine());
+  let keep = false;
   try {
-    return speak(engine, job);
+    const engine = await engineFor(job.voice);
+    if (!engine) throw new Error(`voice does not exist: ${job.voice}`);
+    const speech = engine.speak(job);
+    keep = !engine.spent;
+    return speech;
   } finally {
-    next = prepare();
+    if (!keep) engines.delete(job.voice);
   }
 }
 
+async function prepare(voice) {
+  await run({ ...WARM_UP, voice }).catch(() => {});
+}
+
 let queue = Promise.resolve();
-process.on("message", ({ id, job }) => {
+process.on("message", ({ id, job, prepare: voice }) => {
   queue = queue.then(() =>
-    run(job).then(
-      (speech) => process.send({ id, speech }),
-      (err) => process.send({ id, error: err instanceof Error ? err.message : String(err) }),
-    ),
+    voice !== undefined
+      ? prepare(voice)
+      : run(job).then(
+          (speech) => process.send({ id, speech }),
+          (err) => process.send({ id, error: err instanceof Error ? err.message : String(err) }),
+        ),
   );
 });
 // The service that forked this process is gone (or closed it): nothing more will be asked.

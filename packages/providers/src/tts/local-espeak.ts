@@ -8,13 +8,13 @@ import {
   type TimedSpeech,
 } from "../types.js";
 import { EspeakRunner } from "./espeak-runner.js";
-import { espeakVoiceFor } from "./espeak-voices.js";
+import { DEFAULT_ESPEAK_VOICE, espeakVoiceFor } from "./espeak-voices.js";
 import { splitSentences } from "./sentences.js";
 import { numberSetting } from "./settings.js";
 
 /**
  * A speech synthesizer that needs no network: eSpeak NG (Echogarden's build of its library,
- * `@echogarden/espeak-ng-emscripten`, GPL-3.0), run in worker threads. Text is spoken sentence by
+ * `@echogarden/espeak-ng-emscripten`, GPL-3.0), run in worker processes. Text is spoken sentence by
  * sentence, so the first audio is ready after the first sentence; the next sentence is rendered while
  * the current one is consumed. Each sentence (with its closing pause) is one chunk: the engine's
  * 22050 Hz audio resampled to 24 kHz PCM, with its phonemes' timing (`synthesizeTimed`); `synthesize`
@@ -27,7 +27,7 @@ import { numberSetting } from "./settings.js";
  */
 
 export interface LocalEspeakOptions {
-  /** Worker threads rendering concurrently (default 1). */
+  /** Worker processes rendering concurrently (default 1). */
   workers?: number;
   /** Longest piece of text rendered at once (default 250 characters). */
   maxSentenceChars?: number;
@@ -74,9 +74,9 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
     }
   }
 
-  /** Starts the worker threads ahead of the first request. */
+  /** Starts the workers ahead of the first request, with the default voice's engine ready. */
   warmUp(): void {
-    this.runner.warmUp();
+    this.runner.warmUp(DEFAULT_ESPEAK_VOICE);
   }
 
   close(): Promise<void> {
