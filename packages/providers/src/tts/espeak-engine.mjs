@@ -37,9 +37,10 @@ export const RESETTABLE_TEXT_BYTES = 16_384;
 
 /**
  * An engine for one voice, put back before every run into the state it had once the voice was selected
- * (its whole memory copied back, 17 MB, ~1 ms): each run gives exactly what a fresh engine gives, without
- * making one. A fresh engine is not only ~100 ms to make: V8 compiles the engine's JavaScript again for
- * every instance, so a sentence took 100-300 ms of CPU on one against 5-15 on a reset one.
+ * (the ~1 MB of its 17 MB of memory written by then copied back, the rest zeroed: ~1 ms): each run gives
+ * exactly what a fresh engine gives, without making one. A fresh engine is not only ~100 ms to make: V8
+ * compiles the engine's JavaScript again for every instance, so a sentence took 100-300 ms of CPU on one
+ * against 5-15 on a reset one.
  *
  * The module's own JavaScript keeps a little state about that memory: the buffer through which strings
  * cross into the engine, which it grows (allocating) at the call after a longer string. It is grown here
@@ -53,7 +54,11 @@ export async function createResettableEngine(voice) {
   // No voice has this name; the call after it grows the string buffer to hold it.
   engine.set_voice("-".repeat(RESETTABLE_TEXT_BYTES));
   if (!selectVoice(engine, voice)) return undefined;
-  const memory = module.HEAPU8.slice();
+  // What the memory holds then: its first MB or so, the rest zero (kept as the length).
+  const heap = module.HEAPU8;
+  let written = heap.length;
+  while (written > 0 && heap[written - 1] === 0) written--;
+  const memory = heap.slice(0, written);
   let spent = false;
   // The module's JavaScript allocates through these (looked up at each call).
   for (const name of ["_webidl_malloc", "_webidl_free"]) {
@@ -71,11 +76,11 @@ export async function createResettableEngine(voice) {
     speak(job) {
       if (spent) throw new Error("this engine can no longer be reset");
       if (job.voice !== voice) throw new Error(`this engine speaks ${voice}, not ${job.voice}`);
-      // The views are the module's current ones: a run that grew the memory replaced them.
-      const heap = module.HEAPU8;
-      heap.set(memory);
-      // Memory grown since is zeroed, as a fresh engine's would be when it grows.
-      if (heap.length > memory.length) heap.fill(0, memory.length);
+      // The module's current view: a run that grew the memory replaced it. Memory grown since is
+      // zeroed with the rest, as a fresh engine's would be when it grows.
+      const now = module.HEAPU8;
+      now.set(memory);
+      now.fill(0, memory.length);
       return synthesize(engine, job);
     },
   };

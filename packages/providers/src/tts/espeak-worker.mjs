@@ -4,8 +4,11 @@
 // (a very long text) is replaced at the voice's next job.
 import { createResettableEngine } from "./espeak-engine.mjs";
 
-/** Voices whose engine is kept (~35 MB each: its memory and the copy it is reset from); the least recently used goes. */
-const KEPT_VOICES = 3;
+/**
+ * Voices whose engine is kept, the least recently used dropped: each holds ~27 MB (its memory, the code
+ * V8 compiled for it, the part of its memory it is reset from). A worker speaking one voice: 115 MB.
+ */
+const KEPT_VOICES = 2;
 /**
  * Spoken once by a prepared engine: V8 compiles the engine's JavaScript for each instance as it runs, and
  * its first sentence costs 10-20 times a later one. Said now, below the service's priority, not as an
