@@ -60,7 +60,7 @@ function rms(pcm: Uint8Array | Int16Array): number {
   return Math.sqrt(sum / Math.max(1, samples.length));
 }
 
-beforeAll(() => synthesizer.warmUp());
+beforeAll(() => synthesizer.prepare());
 afterAll(async () => {
   await synthesizer.close();
   await runner.close();
@@ -208,7 +208,7 @@ describe("LocalEspeakSynthesizer", () => {
   it("speaks in a process of its own below this one's priority; one killed fails its run, the next is spoken", async () => {
     const own = new EspeakRunner(1);
     const before = espeakWorkers();
-    own.warmUp();
+    own.prepare("en-us");
     const [worker] = espeakWorkers().filter((pid) => !before.includes(pid));
     if (worker === undefined) throw new Error("no eSpeak worker process");
     expect(getPriority(worker)).toBe(Math.min(19, getPriority() + SYNTHESIS_NICENESS));
@@ -310,7 +310,7 @@ describe("a resettable eSpeak engine", () => {
     const warmed = new EspeakRunner(1);
     try {
       // The worker prepares en-us's engine by speaking a sentence of its own first.
-      warmed.warmUp("en-us");
+      warmed.prepare("en-us");
       const first = job("Watch my mouth move while you hear my voice.");
       expect(await warmed.run(first)).toEqual(await fresh(first));
     } finally {

@@ -37,6 +37,8 @@ export class EspeakRunner {
   private readonly waiting: Pending[] = [];
   private nextId = 0;
   private closed = false;
+  /** Voices the workers were asked to prepare (forgotten when a worker is replaced). */
+  private readonly prepared = new Set<string>();
 
   constructor(private readonly size = 1) {}
 
@@ -50,14 +52,14 @@ export class EspeakRunner {
   }
 
   /**
-   * Starts the workers now, each preparing `voice`'s engine (made and spoken once), so the first
-   * sentence pays for neither.
+   * Starts the workers now if they are not running, and has each prepare `voice`'s engine (made and
+   * spoken once), once per voice, so a first sentence in that voice pays for neither.
    */
-  warmUp(voice?: string): void {
-    while (!this.closed && this.slots.length < this.size) {
-      const slot = this.spawn();
-      if (voice !== undefined) slot.worker.send({ prepare: voice });
-    }
+  prepare(voice: string): void {
+    while (!this.closed && this.slots.length < this.size) this.spawn();
+    if (this.closed || this.prepared.has(voice)) return;
+    this.prepared.add(voice);
+    for (const slot of this.slots) slot.worker.send({ prepare: voice });
   }
 
   async close(): Promise<void> {
@@ -109,6 +111,7 @@ export class EspeakRunner {
       const index = this.slots.indexOf(slot);
       if (index < 0) return;
       this.slots.splice(index, 1);
+      this.prepared.clear();
       slot.current?.reject(
         new ProviderError(PROVIDER, `espeak worker stopped: ${describe(err)}`, "unavailable", { cause: err }),
       );

@@ -8,7 +8,7 @@ import {
   type TimedSpeech,
 } from "../types.js";
 import { EspeakRunner } from "./espeak-runner.js";
-import { DEFAULT_ESPEAK_VOICE, espeakVoiceFor } from "./espeak-voices.js";
+import { espeakVoiceFor } from "./espeak-voices.js";
 import { splitSentences } from "./sentences.js";
 import { numberSetting } from "./settings.js";
 
@@ -74,9 +74,12 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
     }
   }
 
-  /** Starts the workers ahead of the first request, with the default voice's engine ready. */
-  warmUp(): void {
-    this.runner.warmUp(DEFAULT_ESPEAK_VOICE);
+  /**
+   * Starts the workers ahead of the first request, with the engine of the language's voice ready (the
+   * default voice's without one). A session calls it with its language as it chooses this synthesizer.
+   */
+  prepare(language?: string): void {
+    this.runner.prepare(espeakVoiceFor(language));
   }
 
   close(): Promise<void> {

@@ -34,11 +34,10 @@ export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
   const egress = createEgressFetch(readEgressPolicy(deps.env));
   const destinations = readSecretDestinations(deps.env);
   let local: LocalEspeakSynthesizer | undefined;
-  const localSynthesizer = () => {
-    if (!local) {
-      local = new LocalEspeakSynthesizer({ workers: settings.localTtsWorkers });
-      local.warmUp();
-    }
+  // One for the process; each session that speaks with it has its language's voice prepared.
+  const localSynthesizer = (language: string) => {
+    local ??= new LocalEspeakSynthesizer({ workers: settings.localTtsWorkers });
+    local.prepare(language || undefined);
     return local;
   };
   deps.log.info("providers configured", {
@@ -58,7 +57,7 @@ export function sessionProviders(deps: RegistryDeps): SessionProvidersFactory {
       log: ctx.log,
       secrets,
       egress,
-      local: localSynthesizer,
+      local: () => localSynthesizer(ctx.config.language),
       warn(type, message) {
         if (warned.has(message)) return;
         warned.add(message);
