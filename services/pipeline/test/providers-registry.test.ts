@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SecretType } from "@avatar/contracts/agents";
 import { SessionMode } from "@avatar/contracts/common";
-import { type LanguageModel, ProviderError } from "@avatar/providers";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type LanguageModel, LocalEspeakSynthesizer, ProviderError } from "@avatar/providers";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatCompletionsServer } from "../../../packages/providers/test/servers/chat-completions-server.js";
 import { sessionProviders } from "../src/providers/registry.js";
 import type { SessionProviders } from "../src/providers/session-providers.js";
@@ -117,6 +117,22 @@ describe("speech synthesis", () => {
     expect(chosen.synthesizer.name).toBe("localEspeak");
     expect(chosen.settings).toMatchObject({ speed: 1.2 });
     expect(fakes.calls).toEqual([]);
+  });
+
+  it("has the local synthesizer prepare the voice of the session's language as the session chooses it", async () => {
+    const prepare = vi.spyOn(LocalEspeakSynthesizer.prototype, "prepare");
+    try {
+      const providers = sessionProviders({
+        clients: fakes.clients,
+        env: ENV,
+        log: new RecordingSession().log,
+      });
+      await providers(new RecordingSession({ isSandbox: true, language: "fr-FR" })).synthesizer();
+      await providers(new RecordingSession({ isSandbox: true, language: "" })).synthesizer();
+      expect(prepare.mock.calls).toEqual([["fr-FR"], [undefined]]);
+    } finally {
+      prepare.mockRestore();
+    }
   });
 
   it("falls back to the local synthesizer (with one warning) for an engine this service cannot reach", async () => {
