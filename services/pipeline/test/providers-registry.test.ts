@@ -122,12 +122,9 @@ describe("speech synthesis", () => {
   it("has the local synthesizer prepare the voice of the session's language as the session chooses it", async () => {
     const prepare = vi.spyOn(LocalEspeakSynthesizer.prototype, "prepare");
     try {
-      const providers = sessionProviders({
-        clients: fakes.clients,
-        env: ENV,
-        log: new RecordingSession().log,
-      });
-      await providers(new RecordingSession({ isSandbox: true, language: "fr-FR" })).synthesizer();
+      const french = new RecordingSession({ isSandbox: true, language: "fr-FR" });
+      const providers = sessionProviders({ clients: fakes.clients, env: ENV, log: french.log });
+      await providers(french).synthesizer();
       await providers(new RecordingSession({ isSandbox: true, language: "" })).synthesizer();
       expect(prepare.mock.calls).toEqual([["fr-FR"], [undefined]]);
     } finally {
