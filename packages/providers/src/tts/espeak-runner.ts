@@ -37,7 +37,10 @@ export class EspeakRunner {
   private readonly waiting: Pending[] = [];
   private nextId = 0;
   private closed = false;
-  /** Voices the workers were asked to prepare (forgotten when a worker is replaced). */
+  /**
+   * Voices the workers were asked to prepare (forgotten when a worker is replaced). A hint only: a
+   * worker keeps the engines of its two most recent voices, and makes a dropped one again when asked.
+   */
   private readonly prepared = new Set<string>();
 
   constructor(private readonly size = 1) {}

@@ -6,7 +6,7 @@ import { createResettableEngine } from "./espeak-engine.mjs";
 
 /**
  * Voices whose engine is kept, the least recently used dropped: each holds ~27 MB (its memory, the code
- * V8 compiled for it, the part of its memory it is reset from). A worker speaking one voice: 115 MB.
+ * V8 compiled for it, the part of its memory it is reset from). A worker speaking one voice: 112 MiB.
  */
 const KEPT_VOICES = 2;
 /**
