@@ -44,12 +44,18 @@ function reserve(port: number): boolean {
   try {
     mkdirSync(dir, { recursive: true });
     writeFileSync(file, String(process.pid), { flag: "wx" });
+    // Its time from this process's clock, as the check below reads it, not the filesystem's: under a
+    // moved clock (faketime in CI's clock-ahead group) a fresh reservation read as 400 days old.
+    const now = new Date();
+    utimesSync(file, now, now);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") return true; // No place to reserve: listening decides.
   }
   try {
-    if (Date.now() - statSync(file).mtimeMs < RESERVED_FOR_MS) return false;
+    // A reservation dated in this clock's future was made under another clock: not a live one.
+    const age = Date.now() - statSync(file).mtimeMs;
+    if (age >= 0 && age < RESERVED_FOR_MS) return false;
     const now = new Date();
     utimesSync(file, now, now);
     return true;

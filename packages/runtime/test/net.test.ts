@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { freePort } from "../src/net.js";
 
 function listenOn(port: number): Promise<net.Server> {
@@ -36,6 +36,20 @@ describe("freePort", () => {
     const range = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/);
     const lowest = Number(range[0]);
     for (let i = 0; i < 20; i++) expect(await freePort()).toBeLessThan(lowest);
+  });
+
+  it("keeps a reservation under a clock that is not the filesystem's (CI's clock-ahead group moves it)", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 400 * 86_400_000 });
+    // The same draw for the first call and for the second call's first try.
+    const draw = Math.random();
+    const random = vi.spyOn(Math, "random").mockReturnValueOnce(draw).mockReturnValueOnce(draw);
+    try {
+      const first = await freePort();
+      expect(await freePort()).not.toBe(first);
+    } finally {
+      random.mockRestore();
+      vi.useRealTimers();
+    }
   });
 
   it("never hands the same port out twice while it is reserved, even to callers at the same time", async () => {
