@@ -3,6 +3,8 @@ import net from "node:net";
 import { describe, expect, it, vi } from "vitest";
 import { freePort } from "../src/net.js";
 
+const RANGE = "/proc/sys/net/ipv4/ip_local_port_range";
+
 function listenOn(port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -49,6 +51,30 @@ describe("freePort", () => {
     } finally {
       random.mockRestore();
       vi.useRealTimers();
+    }
+  });
+
+  it("takes over a reservation dated in its clock's future (made under a moved clock), not one of now", async () => {
+    const draw = Math.random();
+    const random = vi.spyOn(Math, "random").mockReturnValueOnce(draw);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 400 * 86_400_000 });
+    let ahead: number;
+    try {
+      ahead = await freePort();
+    } finally {
+      vi.useRealTimers();
+    }
+    try {
+      // The draw of that port (the first draw may have met a live reservation and drawn again).
+      const [low, high] = [10_000, Number(readFileSync(RANGE, "utf8").trim().split(/\s+/)[0])];
+      const drawOf = (port: number) => (port - low + 0.5) / (high - low);
+      random.mockReturnValueOnce(drawOf(ahead));
+      expect(await freePort()).toBe(ahead);
+      // Now reserved by this clock: the same draw gets another port.
+      random.mockReturnValueOnce(drawOf(ahead));
+      expect(await freePort()).not.toBe(ahead);
+    } finally {
+      random.mockRestore();
     }
   });
 
