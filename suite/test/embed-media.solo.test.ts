@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { liveEncoderPids, PortraitRenderer, systemClock, type VideoCodecName } from "@avatar/media";
 import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
@@ -377,21 +377,34 @@ function measure(s: Samples) {
 
 /**
  * Where this process's event loop (the suite's: the session's media is made here) stood still for more
- * than 100 ms, in ms from the watch's start: when the picture froze, was the sender still?
+ * than 100 ms, in ms from the watch's start: when the picture froze, was the sender still? `cpuMs` is
+ * what its main thread ran meanwhile (10 ms ticks): about `ms`, its own work; far less, it waited for a
+ * core (the browser shares this machine's two).
  */
 function watchStalls() {
-  const stalls: { atMs: number; ms: number }[] = [];
+  const stalls: { atMs: number; ms: number; cpuMs: number }[] = [];
   const start = performance.now();
   let last = start;
+  let lastCpu = mainThreadCpuMs();
   const timer = setInterval(() => {
     const now = performance.now();
-    if (now - last > 110) stalls.push({ atMs: Math.round(last - start), ms: Math.round(now - last - 10) });
+    const cpu = mainThreadCpuMs();
+    if (now - last > 110) {
+      stalls.push({ atMs: Math.round(last - start), ms: Math.round(now - last - 10), cpuMs: cpu - lastCpu });
+    }
     last = now;
+    lastCpu = cpu;
   }, 10);
   return () => {
     clearInterval(timer);
     return stalls;
   };
+}
+
+/** CPU time of this process's main thread so far (Linux: its task's utime + stime, in 10 ms ticks). */
+function mainThreadCpuMs(): number {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", () => {

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { samplesFromBytes } from "../src/audio/pcm.js";
 import {
   createEngine,
@@ -194,6 +194,28 @@ describe("LocalEspeakSynthesizer", () => {
     const controller = new AbortController();
     controller.abort();
     expect((await collect(synthesizer.synthesize(request(TEN_WORDS), controller.signal))).chunks).toEqual([]);
+  });
+
+  it("prepares a session's voice once its start is past, once per voice, and not after it is closed", async () => {
+    const prepared = vi.spyOn(EspeakRunner.prototype, "prepare").mockImplementation(() => {});
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const local = new LocalEspeakSynthesizer({ prepareAfterMs: 5000 });
+    try {
+      local.prepare("fr-FR");
+      local.prepare("fr-FR");
+      local.prepare();
+      vi.advanceTimersByTime(4999);
+      expect(prepared).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(prepared.mock.calls).toEqual([[espeakVoiceFor("fr-FR")], [espeakVoiceFor(undefined)]]);
+      local.prepare("de");
+      await local.close();
+      vi.advanceTimersByTime(5000);
+      expect(prepared).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+      prepared.mockRestore();
+    }
   });
 
   it("fails the runs of a closed runner, the running one too", async () => {

@@ -31,7 +31,20 @@ export interface LocalEspeakOptions {
   workers?: number;
   /** Longest piece of text rendered at once (default 250 characters). */
   maxSentenceChars?: number;
+  /** How long after `prepare` the voice is prepared (default PREPARE_AFTER_MS). */
+  prepareAfterMs?: number;
 }
+
+/**
+ * A session's start is its busiest moment: its picture starts (the encoder, the first frames, the peer
+ * connection) as it chooses this synthesizer. Preparing a voice then (a worker started, its engine made
+ * and run once: ~1 s of CPU) made the picture's start stall longer. Measured in the browser test (its
+ * first session; two cores shared with the browser), the suite's longest event-loop stall as the picture
+ * started: 165-423 ms (mean 277, 9 runs) with the voice prepared at the session's start, 117-292 (mean
+ * 166, 8 runs) with it prepared 5 s later or not at all. A first answer comes after the user has spoken,
+ * seconds later; one that comes sooner (an opening text) makes its engine itself, as it did before.
+ */
+export const PREPARE_AFTER_MS = 5000;
 
 const BASE_WORDS_PER_MINUTE = 175;
 
@@ -39,10 +52,14 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
   readonly name = "localEspeak";
   private readonly runner: EspeakRunner;
   private readonly maxSentenceChars: number;
+  private readonly prepareAfterMs: number;
+  /** Voices whose preparation is due, with its timer. */
+  private readonly preparing = new Map<string, NodeJS.Timeout>();
 
   constructor(options: LocalEspeakOptions = {}) {
     this.runner = new EspeakRunner(options.workers ?? 1);
     this.maxSentenceChars = options.maxSentenceChars ?? 250;
+    this.prepareAfterMs = options.prepareAfterMs ?? PREPARE_AFTER_MS;
   }
 
   async *synthesize(request: SynthesisRequest, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
@@ -76,13 +93,23 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
 
   /**
    * Starts the workers ahead of the first request, with the engine of the language's voice ready (the
-   * default voice's without one). A session calls it with its language as it chooses this synthesizer.
+   * default voice's without one), `prepareAfterMs` from now: a session calls it with its language as it
+   * chooses this synthesizer, at its start.
    */
   prepare(language?: string): void {
-    this.runner.prepare(espeakVoiceFor(language));
+    const voice = espeakVoiceFor(language);
+    if (this.preparing.has(voice)) return;
+    const timer = setTimeout(() => {
+      this.preparing.delete(voice);
+      this.runner.prepare(voice);
+    }, this.prepareAfterMs);
+    timer.unref();
+    this.preparing.set(voice, timer);
   }
 
   close(): Promise<void> {
+    for (const timer of this.preparing.values()) clearTimeout(timer);
+    this.preparing.clear();
     return this.runner.close();
   }
 
