@@ -42,7 +42,7 @@ export interface LocalEspeakOptions {
  * first session; two cores shared with the browser), the suite's longest event-loop stall as the picture
  * started: 165-423 ms (mean 277, 9 runs) with the voice prepared at the session's start, 117-292 (mean
  * 166, 8 runs) with it prepared 5 s later or not at all. A first answer comes after the user has spoken,
- * seconds later; one that comes sooner (an opening text) makes its engine itself, as it did before.
+ * seconds later; one that comes sooner (an opening text) makes its engine itself.
  */
 export const PREPARE_AFTER_MS = 5000;
 
