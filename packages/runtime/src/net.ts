@@ -16,7 +16,7 @@ const LOWEST_PICK = 10_000;
  * so that no two callers, in any process, get the same one.
  */
 export async function freePort(): Promise<number> {
-  const [low, high] = pickRange();
+  const [low, high] = freePortRange();
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
     if (reserve(port) && (await canListen(port))) return port;
@@ -24,8 +24,8 @@ export async function freePort(): Promise<number> {
   return systemPort();
 }
 
-/** Ports under the system's ephemeral range (Linux's ip_local_port_range; 32768 elsewhere). */
-function pickRange(): [number, number] {
+/** Where freePort draws from: ports under the system's ephemeral range (Linux's ip_local_port_range; 32768 elsewhere). */
+export function freePortRange(): [number, number] {
   try {
     const lowest = Number(
       readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0],

@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import { describe, expect, it, vi } from "vitest";
-import { freePort } from "../src/net.js";
-
-const RANGE = "/proc/sys/net/ipv4/ip_local_port_range";
+import { freePort, freePortRange } from "../src/net.js";
 
 function listenOn(port: number): Promise<net.Server> {
   return new Promise((resolve, reject) => {
@@ -66,7 +64,7 @@ describe("freePort", () => {
     }
     try {
       // The draw of that port (the first draw may have met a live reservation and drawn again).
-      const [low, high] = [10_000, Number(readFileSync(RANGE, "utf8").trim().split(/\s+/)[0])];
+      const [low, high] = freePortRange();
       const drawOf = (port: number) => (port - low + 0.5) / (high - low);
       random.mockReturnValueOnce(drawOf(ahead));
       expect(await freePort()).toBe(ahead);
