@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { cpuMsOf, statFields } from "@avatar/testkit";
 
 /** Resident memory and CPU time of processes, from /proc (Linux). */
 
@@ -13,16 +14,8 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** CPU time `pid` has used so far, in seconds (user + system; Linux counts in 1/100 s). */
-export function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
+/** CPU time `pid` has used so far, in seconds (user + system; 0 when it is gone). */
+export const cpuSeconds = (pid: number): number => cpuMsOf(`/proc/${pid}/stat`) / 1000;
 
 /**
  * Write system calls `pid` has made so far (`syscw` of /proc/<pid>/io: write, writev and the like, to
@@ -78,14 +71,8 @@ export function descendants(root: number): number[] {
   const parentOf = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // The name may contain spaces and parentheses: fields resume after the last ")".
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      parentOf.set(Number(entry), Number(fields[1]));
-    } catch {
-      // exited meanwhile
-    }
+    const parent = statFields(`/proc/${entry}/stat`)?.[1];
+    if (parent !== undefined) parentOf.set(Number(entry), Number(parent));
   }
   const found: number[] = [];
   const walk = (pid: number) => {

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { liveEncoderPids, PortraitRenderer, systemClock, type VideoCodecName } from "@avatar/media";
+import { cpuMsOf } from "@avatar/testkit";
 import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -375,6 +376,9 @@ function measure(s: Samples) {
   };
 }
 
+/** This process's main thread (its task whose id is the process's). */
+const MAIN_THREAD_STAT = `/proc/self/task/${process.pid}/stat`;
+
 /**
  * Where this process's event loop (the suite's: the session's media is made here) stood still for more
  * than 100 ms, in ms from the watch's start: when the picture froze, was the sender still? `cpuMs` is
@@ -385,10 +389,10 @@ function watchStalls() {
   const stalls: { atMs: number; ms: number; cpuMs: number }[] = [];
   const start = performance.now();
   let last = start;
-  let lastCpu = mainThreadCpuMs();
+  let lastCpu = cpuMsOf(MAIN_THREAD_STAT);
   const timer = setInterval(() => {
     const now = performance.now();
-    const cpu = mainThreadCpuMs();
+    const cpu = cpuMsOf(MAIN_THREAD_STAT);
     if (now - last > 110) {
       stalls.push({ atMs: Math.round(last - start), ms: Math.round(now - last - 10), cpuMs: cpu - lastCpu });
     }
@@ -399,12 +403,6 @@ function watchStalls() {
     clearInterval(timer);
     return stalls;
   };
-}
-
-/** CPU time of this process's main thread so far (Linux: its task's utime + stime, in 10 ms ticks). */
-function mainThreadCpuMs(): number {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", () => {

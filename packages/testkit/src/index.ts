@@ -5,6 +5,7 @@ export * from "./logs.js";
 export * from "./nats-server.js";
 export * from "./postgres.js";
 export * from "./postgres-server.js";
+export * from "./proc.js";
 export * from "./processes.js";
 export * from "./service-db.js";
 export * from "./table-away.js";

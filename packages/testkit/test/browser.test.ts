@@ -1,16 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { browserAvailable, browserEnvironment, launchChromium } from "../src/browser.js";
-
-/** The fields of a /proc stat line after the command name (which is in parentheses and may hold spaces). */
-function statFields(path: string): string[] | undefined {
-  try {
-    const stat = readFileSync(path, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return undefined; // gone meanwhile
-  }
-}
+import { statFields } from "../src/proc.js";
 
 /** The processes descended from `root`. */
 function descendants(root: number): number[] {
