@@ -196,7 +196,7 @@ describe("LocalEspeakSynthesizer", () => {
     expect((await collect(synthesizer.synthesize(request(TEN_WORDS), controller.signal))).chunks).toEqual([]);
   });
 
-  it("prepares a session's voice once its start is past, once per voice, and not after it is closed", async () => {
+  it("prepares a session's voice once its start is past, once per voice, and nothing once it is closed", async () => {
     const prepared = vi.spyOn(EspeakRunner.prototype, "prepare").mockImplementation(() => {});
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const local = new LocalEspeakSynthesizer({ prepareAfterMs: 5000 });
@@ -210,8 +210,10 @@ describe("LocalEspeakSynthesizer", () => {
       expect(prepared.mock.calls).toEqual([[espeakVoiceFor("fr-FR")], [espeakVoiceFor(undefined)]]);
       local.prepare("de");
       await local.close();
+      local.prepare("it");
       vi.advanceTimersByTime(5000);
       expect(prepared).toHaveBeenCalledTimes(2);
+      expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
       prepared.mockRestore();

@@ -55,6 +55,7 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
   private readonly prepareAfterMs: number;
   /** Voices whose preparation is due, with its timer. */
   private readonly preparing = new Map<string, NodeJS.Timeout>();
+  private closed = false;
 
   constructor(options: LocalEspeakOptions = {}) {
     this.runner = new EspeakRunner(options.workers ?? 1);
@@ -98,7 +99,7 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
    */
   prepare(language?: string): void {
     const voice = espeakVoiceFor(language);
-    if (this.preparing.has(voice)) return;
+    if (this.closed || this.preparing.has(voice)) return;
     const timer = setTimeout(() => {
       this.preparing.delete(voice);
       this.runner.prepare(voice);
@@ -108,6 +109,7 @@ export class LocalEspeakSynthesizer implements SpeechSynthesizer {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     for (const timer of this.preparing.values()) clearTimeout(timer);
     this.preparing.clear();
     return this.runner.close();
