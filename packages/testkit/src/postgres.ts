@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { inject } from "vitest";
 
 export interface TestDatabase {
   url: string;
@@ -13,8 +12,18 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
+/**
+ * The run's Postgres server (globalSetup provides it). Vitest is imported here, not at the top: a process
+ * a test starts (the browser media test's server) imports this package outside vitest, where importing
+ * it throws.
+ */
+async function adminUrl(): Promise<string> {
+  const { inject } = await import("vitest");
+  return inject("pgAdminUrl");
+}
+
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject("pgAdminUrl") });
+  const client = new pg.Client({ connectionString: await adminUrl() });
   await client.connect();
   try {
     return await fn(client);
@@ -28,7 +37,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString("hex")}`;
   await admin((c) => c.query(`create database ${name}`));
   return {
-    url: withDatabase(inject("pgAdminUrl"), name),
+    url: withDatabase(await adminUrl(), name),
     drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
   };
 }

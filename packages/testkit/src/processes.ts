@@ -25,12 +25,14 @@ export function builtEntry(entry: string): string {
  * through tsx, a built one (`services/catalog/dist/main.js`) as it is, with the flags every process's
  * `node` runs with (nodeFlagsFor). With TOPOLOGY_LOG_DIR set, what
  * each process writes is also appended to `<dir>/<name>.log` (kept across restarts, for a flaky run).
+ * With `ipc`, the child has Node's IPC channel (`child.send`, `process.send`).
  */
 export function spawnEntry(
   name: string,
   entry: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  options: { ipc?: boolean } = {},
 ): SpawnedProcess {
   const args = [
     ...nodeFlagsFor(entry),
@@ -40,7 +42,7 @@ export function spawnEntry(
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: options.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
   let out = "";
   const dir = process.env.TOPOLOGY_LOG_DIR;
