@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readGatewayConfig } from "@avatar/gateway";
 import { type Logger, silentLogger } from "@avatar/runtime";
-import { allowedCallerClients, createTestDatabase } from "@avatar/testkit";
+import { allowedCallerClients, createTestDatabase, type TestDatabase } from "@avatar/testkit";
 import { seedDemoSpace } from "../src/demo.js";
 import { type Suite, type SuiteOptions, startSuite } from "../src/start-suite.js";
 
@@ -29,10 +29,18 @@ export interface TestSuite extends Suite {
  * The whole suite in this process on a fresh database of the run's Postgres server, with the demo space
  * seeded. On real NATS when TEST_NATS_URL is set (CI's second run), on the in-process bus otherwise.
  */
-export async function startTestSuite(
-  options: { log?: Logger; env?: Record<string, string>; overrides?: Partial<SuiteOptions> } = {},
-): Promise<TestSuite> {
-  const db = await createTestDatabase();
+export async function startTestSuite(options: TestSuiteOptions = {}): Promise<TestSuite> {
+  return startTestSuiteOn(await createTestDatabase(), options);
+}
+
+export interface TestSuiteOptions {
+  log?: Logger;
+  env?: Record<string, string>;
+  overrides?: Partial<SuiteOptions>;
+}
+
+/** startTestSuite on a database made before (`stop` drops it): a process a test starts gets the test's. */
+export async function startTestSuiteOn(db: TestDatabase, options: TestSuiteOptions = {}): Promise<TestSuite> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "avatar-suite-"));
   // Tests of counting must not depend on the store answering within the production timeout on a loaded
   // machine; the fail-open tests set their own stores or timeouts.
