@@ -4,16 +4,20 @@ import path from "node:path";
 import { runConversation } from "@avatar/session-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { framesOf } from "../../packages/media/test/ffmpeg-decode.js";
+import { ChatCompletionsServer } from "../../packages/providers/test/servers/chat-completions-server.js";
 import { startTestSuite, type TestSuite } from "./support.js";
 
 /** The example client script (`pnpm session-client`) against the whole suite on a real port. */
 
 let suite: TestSuite;
+let llm: ChatCompletionsServer;
 beforeAll(async () => {
-  suite = await startTestSuite();
+  llm = await ChatCompletionsServer.start();
+  suite = await startTestSuite({ env: { LOCAL_LLM_URL: llm.baseUrl } });
 });
 afterAll(async () => {
   await suite?.stop();
+  await llm?.close();
 });
 
 const types = (lines: string[]) => lines.map((l) => l.match(/ms {2}(\S+)/)?.[1]).filter(Boolean);
@@ -61,6 +65,27 @@ describe("pnpm session-client", () => {
     expect(report.playedMs).toBeGreaterThan(500);
     expect(report.interrupted).toBe(false);
     expect(types(lines)).toEqual(expect.arrayContaining(["avatar.speak_started", "avatar.transcription"]));
+  });
+
+  it("has the avatar answer the text through its language model (--say)", async () => {
+    llm.enqueue({ kind: "stream", pieces: ["The weather ", "is fine today."] });
+    const lines: string[] = [];
+    const report = await runConversation({
+      baseUrl: suite.gatewayUrl,
+      apiKey: suite.apiKey,
+      mode: "FULL",
+      sandbox: true,
+      text: "How is the weather?",
+      say: true,
+      print: (line) => lines.push(line),
+    });
+    expect(report.playedMs).toBeGreaterThan(500);
+    // The model was asked the text, and its answer is what the avatar said.
+    const asked = JSON.stringify(llm.requests.at(-1)?.body?.messages);
+    expect(asked).toContain("How is the weather?");
+    const said = lines.filter((l) => / avatar\.transcription /.test(l)).join("\n");
+    expect(said).toContain("is fine today.");
+    expect(said).not.toContain("How is the weather?");
   });
 
   it("names the token endpoint's refusal when no avatar fits", async () => {

@@ -10,8 +10,13 @@ export interface ConversationOptions {
   /** Without one, the first listed avatar the token endpoint accepts for this mode and sandbox flag. */
   avatarId?: string;
   sandbox: boolean;
-  /** What the avatar says in FULL mode (avatar.repeat). */
+  /** What the avatar says in FULL mode (avatar.repeat), or with `say` what it answers. */
   text: string;
+  /**
+   * FULL mode: the text goes to the avatar's language model (avatar.say, as a message typed on the
+   * embed page) and the avatar speaks the answer, instead of repeating the text.
+   */
+  say?: boolean;
   print: (line: string) => void;
   /** Watch the session over WHEP and record what a viewer receives to this file (.mkv / .webm). */
   record?: string;
@@ -65,7 +70,8 @@ export async function runConversation(options: ConversationOptions): Promise<Con
     : undefined;
   if (recording) options.print(`watching over WHEP, recording to ${options.record}`);
 
-  const spoken = options.mode === "LITE" ? await speakLite(socket) : await speakFull(socket, options.text);
+  const spoken =
+    options.mode === "LITE" ? await speakLite(socket) : await speakFull(socket, options.text, options.say);
   if (options.mode === "LITE") await interruptLite(socket);
   const recorded = await recording?.stop();
   if (recorded) {
@@ -143,10 +149,11 @@ async function interruptLite(socket: EventSocket): Promise<void> {
   await socket.next("agent.speak_interrupted");
 }
 
-async function speakFull(socket: EventSocket, text: string) {
-  socket.send({ type: "avatar.repeat", event_id: "repeat-1", text });
-  const started = await socket.next("avatar.speak_started", (e) => e.source_event_id === "repeat-1");
-  const ended = await socket.next("avatar.speak_ended", (e) => e.source_event_id === "repeat-1", 120_000);
+async function speakFull(socket: EventSocket, text: string, say = false) {
+  const [type, id] = say ? ["avatar.say", "say-1"] : ["avatar.repeat", "repeat-1"];
+  socket.send({ type, event_id: id, text });
+  const started = await socket.next("avatar.speak_started", (e) => e.source_event_id === id);
+  const ended = await socket.next("avatar.speak_ended", (e) => e.source_event_id === id, 120_000);
   return { playedMs: ended.atMs - started.atMs, audioMs: undefined, interrupted: Boolean(ended.interrupted) };
 }
 

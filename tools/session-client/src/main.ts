@@ -3,6 +3,7 @@ import { runConversation } from "./conversation.js";
 
 const usage = `pnpm session-client --key API_KEY [--url http://localhost:8080] [--mode LITE|FULL]
                       [--avatar ID] [--no-sandbox] [--text "what the FULL avatar says"]
+                      [--say]   (FULL: the text goes to the avatar's language model, which answers it)
                       [--record FILE.mkv|FILE.webm]   (what a WHEP viewer receives, playable with ffplay/VLC)`;
 
 const { values } = parseArgs({
@@ -14,6 +15,7 @@ const { values } = parseArgs({
     "no-sandbox": { type: "boolean", default: false },
     text: { type: "string", default: "Hello! I am speaking with a voice synthesized on this machine." },
     record: { type: "string" },
+    say: { type: "boolean", default: false },
   },
 });
 const mode = values.mode?.toUpperCase();
@@ -29,6 +31,7 @@ try {
     avatarId: values.avatar,
     sandbox: !values["no-sandbox"],
     text: values.text ?? "",
+    say: values.say ?? false,
     ...(values.record ? { record: values.record } : {}),
     print: (line) => process.stdout.write(`${line}\n`),
   });
