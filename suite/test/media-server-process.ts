@@ -86,10 +86,13 @@ async function serve(send: (message: unknown) => void): Promise<void> {
       send({ id: m.id, error: String(error) });
     }
   });
-  process.once("SIGTERM", async () => {
+  // Stopped by the test (SIGTERM), or its test process is gone (the IPC channel closes): nothing is left.
+  const stop = async () => {
     await suite.stop();
     process.exit(0);
-  });
+  };
+  process.once("SIGTERM", stop);
+  process.once("disconnect", stop);
   send({
     ready: { gatewayUrl: suite.gatewayUrl, apiKey: suite.apiKey, spaceId: suite.spaceId },
   } satisfies Ready);
