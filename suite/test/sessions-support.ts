@@ -38,9 +38,8 @@ export async function mint(
   return payload.data as Minted;
 }
 
-export async function grant(suite: TestSuite, amount: string, spaceId = suite.spaceId): Promise<void> {
-  await suite.clients.sessions.grantCredits({ spaceId, amount, note: "test" });
-}
+/** Credits for a space (support.ts has it: processes a test starts, without vitest, use it too). */
+export { grant } from "./support.js";
 
 /** A public avatar of the catalog: every space may run sessions on it. */
 export const WAYNE = (() => {

@@ -92,6 +92,11 @@ export async function startTestSuiteOn(db: TestDatabase, options: TestSuiteOptio
   };
 }
 
+/** Grants `amount` credits to a space (the demo space by default). */
+export async function grant(suite: TestSuite, amount: string, spaceId = suite.spaceId): Promise<void> {
+  await suite.clients.sessions.grantCredits({ spaceId, amount, note: "test" });
+}
+
 /** Waits until the start of the next wall-clock second, so a burst falls in one rate-limit window. */
 export async function atNextSecond(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 15));
