@@ -9,14 +9,7 @@
  */
 import { liveEncoderPids, PortraitRenderer, systemClock } from "@avatar/media";
 import { cpuMsOf } from "@avatar/testkit";
-import { startTestSuiteOn } from "./support.js";
-
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+import { grant, startTestSuiteOn } from "./support.js";
 
 /** A stretch of more than 100 ms in which the server's event loop stood still (see `watchStalls`). */
 export interface Stall {
@@ -33,14 +26,14 @@ export type Question =
   | { op: "encoders" }
   | { op: "killEncoders" };
 export interface Answers {
-  mouthBox: Box;
+  mouthBox: ReturnType<PortraitRenderer["mouthBox"]>;
   watchStalls: null;
   stalls: Stall[];
   encoders: number[];
   killEncoders: number[];
 }
 export interface Ready {
-  ready: { gatewayUrl: string; apiKey: string; spaceId: string };
+  ready: { gatewayUrl: string; apiKey: string };
 }
 
 async function serve(send: (message: unknown) => void): Promise<void> {
@@ -51,7 +44,7 @@ async function serve(send: (message: unknown) => void): Promise<void> {
     { url, drop: async () => {} },
     { env: llm ? { LOCAL_LLM_URL: llm } : {} },
   );
-  await suite.clients.sessions.grantCredits({ spaceId: suite.spaceId, amount: "100", note: "test" });
+  await grant(suite, "100");
   let watch: (() => Stall[]) | undefined;
   const answer = async (q: Question): Promise<Answers[Question["op"]]> => {
     switch (q.op) {
@@ -93,9 +86,7 @@ async function serve(send: (message: unknown) => void): Promise<void> {
   };
   process.once("SIGTERM", stop);
   process.once("disconnect", stop);
-  send({
-    ready: { gatewayUrl: suite.gatewayUrl, apiKey: suite.apiKey, spaceId: suite.spaceId },
-  } satisfies Ready);
+  send({ ready: { gatewayUrl: suite.gatewayUrl, apiKey: suite.apiKey } } satisfies Ready);
 }
 
 /** This process's main thread (its task whose id is the process's). */

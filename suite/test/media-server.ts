@@ -21,6 +21,12 @@ export class MediaServer {
       if (m.error !== undefined) waiter?.reject(new Error(`the media server: ${m.error}`));
       else waiter?.resolve(m.answer);
     });
+    // A question the server can no longer answer fails now, not at the test's time-out.
+    server.child.once("exit", (code) => {
+      const gone = new Error(`the media server exited (${code}):\n${server.output()}`);
+      for (const waiter of this.waiting.values()) waiter.reject(gone);
+      this.waiting.clear();
+    });
   }
 
   static async start(env: Record<string, string>): Promise<MediaServer> {
@@ -52,6 +58,10 @@ export class MediaServer {
   ask<Q extends Question>(question: Q): Promise<Answers[Q["op"]]> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
+      if (!this.server.child.connected) {
+        reject(new Error(`the media server is gone:\n${this.server.output()}`));
+        return;
+      }
       this.waiting.set(id, { resolve: resolve as (a: unknown) => void, reject });
       this.server.child.send({ id, question });
     });
