@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { runConversation } from "@avatar/session-client";
+import { type ConversationOptions, runConversation } from "@avatar/session-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { framesOf } from "../../packages/media/test/ffmpeg-decode.js";
 import { ChatCompletionsServer } from "../../packages/providers/test/servers/chat-completions-server.js";
@@ -20,19 +20,24 @@ afterAll(async () => {
   await llm?.close();
 });
 
+/** A sandbox conversation with the suite's demo key, its lines kept. */
+async function converse(options: Pick<ConversationOptions, "mode" | "text" | "say">) {
+  const lines: string[] = [];
+  const report = await runConversation({
+    baseUrl: suite.gatewayUrl,
+    apiKey: suite.apiKey,
+    sandbox: true,
+    print: (line) => lines.push(line),
+    ...options,
+  });
+  return { report, lines };
+}
+
 const types = (lines: string[]) => lines.map((l) => l.match(/ms {2}(\S+)/)?.[1]).filter(Boolean);
 
 describe("pnpm session-client", () => {
   it("runs a LITE sandbox session: an utterance played out in real time, an interrupt, a stop", async () => {
-    const lines: string[] = [];
-    const report = await runConversation({
-      baseUrl: suite.gatewayUrl,
-      apiKey: suite.apiKey,
-      mode: "LITE",
-      sandbox: true,
-      text: "",
-      print: (line) => lines.push(line),
-    });
+    const { report, lines } = await converse({ mode: "LITE", text: "" });
     expect(report.playedMs).toBeGreaterThanOrEqual(1950);
     expect(report.playedMs).toBeLessThan(5000);
     expect(report).toMatchObject({ stoppedWith: "USER_CLOSED", closeCode: 1000 });
@@ -53,15 +58,7 @@ describe("pnpm session-client", () => {
   });
 
   it("runs a FULL sandbox session that speaks with the local synthesizer", async () => {
-    const lines: string[] = [];
-    const report = await runConversation({
-      baseUrl: suite.gatewayUrl,
-      apiKey: suite.apiKey,
-      mode: "FULL",
-      sandbox: true,
-      text: "Good morning, and welcome.",
-      print: (line) => lines.push(line),
-    });
+    const { report, lines } = await converse({ mode: "FULL", text: "Good morning, and welcome." });
     expect(report.playedMs).toBeGreaterThan(500);
     expect(report.interrupted).toBe(false);
     expect(types(lines)).toEqual(expect.arrayContaining(["avatar.speak_started", "avatar.transcription"]));
@@ -69,16 +66,7 @@ describe("pnpm session-client", () => {
 
   it("has the avatar answer the text through its language model (--say)", async () => {
     llm.enqueue({ kind: "stream", pieces: ["The weather ", "is fine today."] });
-    const lines: string[] = [];
-    const report = await runConversation({
-      baseUrl: suite.gatewayUrl,
-      apiKey: suite.apiKey,
-      mode: "FULL",
-      sandbox: true,
-      text: "How is the weather?",
-      say: true,
-      print: (line) => lines.push(line),
-    });
+    const { report, lines } = await converse({ mode: "FULL", text: "How is the weather?", say: true });
     expect(report.playedMs).toBeGreaterThan(500);
     // The model was asked the text, and its answer is what the avatar said.
     const asked = JSON.stringify(llm.requests.at(-1)?.body?.messages);
@@ -86,6 +74,16 @@ describe("pnpm session-client", () => {
     const said = lines.filter((l) => / avatar\.transcription /.test(l)).join("\n");
     expect(said).toContain("is fine today.");
     expect(said).not.toContain("How is the weather?");
+  });
+
+  it("refuses --say for a LITE session before minting anything", async () => {
+    const sessions = async () =>
+      (await suite.clients.sessions.listSessions({ spaceId: suite.spaceId })).page?.count;
+    const before = await sessions();
+    await expect(converse({ mode: "LITE", text: "Hello?", say: true })).rejects.toThrow(
+      /say needs FULL mode/,
+    );
+    expect(await sessions()).toBe(before);
   });
 
   it("names the token endpoint's refusal when no avatar fits", async () => {

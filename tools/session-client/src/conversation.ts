@@ -45,6 +45,9 @@ interface Envelope {
  * event socket, stop. Every event is printed with its arrival time since the socket opened.
  */
 export async function runConversation(options: ConversationOptions): Promise<ConversationReport> {
+  // Before anything is minted: a LITE session has no language model to answer.
+  if (options.say && options.mode !== "FULL")
+    throw new Error("say needs FULL mode (a LITE avatar has no model)");
   const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
     const res = await fetch(new URL(path, options.baseUrl), {
       method,
