@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import type { Clients } from "@avatar/runtime";
+import { type Clients, sha256Hex } from "@avatar/runtime";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { TtlCache } from "./ttl-cache.js";
 
@@ -87,7 +86,7 @@ export class ApiKeyAuthenticator {
    * may refuse by throwing.
    */
   authenticate(apiKey: string, around?: LookupGuard): Promise<ApiKeyPrincipal | null> {
-    const id = createHash("sha256").update(apiKey).digest("hex");
+    const id = sha256Hex(apiKey);
     const cached = this.cache.get(id);
     if (cached !== undefined) return Promise.resolve(cached);
     const pending = this.inFlight.get(id);

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { type Bus, KvConflictError, type KvStore } from "@avatar/bus";
+import { sha256Hex } from "@avatar/runtime";
 import type { CounterStore } from "./store.js";
 
 export const RATE_LIMIT_BUCKET = "ratelimit";
@@ -129,7 +129,7 @@ export async function openKvCounterStore(bus: Bus, options?: KvCounterStoreOptio
 
 /** `<token>.<windowId>`; a key that is not already a safe single token is hashed into one. */
 export function kvKeyFor(key: string, windowId: number): string {
-  const token = KV_SAFE_TOKEN.test(key) ? key : createHash("sha256").update(key).digest("hex");
+  const token = KV_SAFE_TOKEN.test(key) ? key : sha256Hex(key);
   return `${token}.${windowId}`;
 }
 

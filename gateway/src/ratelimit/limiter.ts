@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@avatar/runtime";
 import type { CounterStore } from "./store.js";
 
 export const WINDOW_MS = 1000;
@@ -168,7 +168,7 @@ export class RateLimiter {
 /** One opaque key per credential and endpoint; the raw credential never leaves this function. */
 export function counterKey(credential: string, endpoint: string): string {
   // Length prefix keeps ("ab", "c") and ("a", "bc") apart.
-  return createHash("sha256").update(`${credential.length}:${credential}${endpoint}`).digest("hex");
+  return sha256Hex(`${credential.length}:${credential}${endpoint}`);
 }
 
 class StoreTimeoutError extends Error {

@@ -5,6 +5,7 @@ export * from "./clients.js";
 export * from "./config.js";
 export * from "./db.js";
 export * from "./db-errors.js";
+export * from "./digest.js";
 export * from "./discovery.js";
 export * from "./egress/index.js";
 export * from "./embed-limits.js";

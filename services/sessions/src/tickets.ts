@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { type JoinedInsert, runInsert } from "@avatar/runtime";
+import { randomBytes } from "node:crypto";
+import { type JoinedInsert, runInsert, sha256Hex } from "@avatar/runtime";
 import type { Kysely, Transaction } from "kysely";
 import type { SessionsDatabase } from "./schema.js";
 
@@ -7,8 +7,6 @@ import type { SessionsDatabase } from "./schema.js";
  * Connect tickets: the short-lived, single-use secret a ws_url carries. Only its hash is stored, so the
  * table never holds a usable ticket.
  */
-
-const hashOf = (ticket: string) => createHash("sha256").update(ticket).digest("hex");
 
 export interface NewTicket {
   ticket: string;
@@ -21,7 +19,12 @@ export interface NewTicket {
 export function newTicket(sessionId: string, now: Date, ttlMs: number): NewTicket {
   const ticket = randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + ttlMs);
-  const row = { ticket_hash: hashOf(ticket), session_id: sessionId, created_at: now, expires_at: expiresAt };
+  const row = {
+    ticket_hash: sha256Hex(ticket),
+    session_id: sessionId,
+    created_at: now,
+    expires_at: expiresAt,
+  };
   return { ticket, expiresAt, insert: { into: "connect_tickets", rows: [row] } };
 }
 
@@ -46,7 +49,7 @@ export async function redeemTicket(
   const row = await trx
     .updateTable("connect_tickets")
     .set({ used_at: now })
-    .where("ticket_hash", "=", hashOf(ticket))
+    .where("ticket_hash", "=", sha256Hex(ticket))
     .where("used_at", "is", null)
     .where("expires_at", ">", now)
     .returning("session_id")

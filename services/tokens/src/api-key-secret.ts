@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "@avatar/runtime";
 
 /** API keys: `lak_` + 32 random bytes (base64url). Only their SHA-256 is stored; a fast hash suffices for
  * secrets of this entropy. */
@@ -10,7 +11,7 @@ export function generateApiKey(): string {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  return sha256Hex(key);
 }
 
 /** The part shown in listings to recognise a key. */

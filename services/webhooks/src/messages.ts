@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import type { MemoryCreated } from "@avatar/contracts/memory";
 import { type Session, SessionState } from "@avatar/contracts/sessions";
 import type { WebhookEventType } from "@avatar/runtime";
-import { endReasonFromProto, sessionModeName, sessionSourceName } from "@avatar/runtime";
+import { endReasonFromProto, sessionModeName, sessionSourceName, sha256Hex } from "@avatar/runtime";
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -21,7 +20,7 @@ export interface WebhookMessage {
 }
 
 export function messageId(type: WebhookEventType, subject: string): string {
-  return `msg_${createHash("sha256").update(`${type}:${subject}`).digest("hex").slice(0, 32)}`;
+  return `msg_${sha256Hex(`${type}:${subject}`).slice(0, 32)}`;
 }
 
 const iso = (ts: Timestamp | undefined) => (ts ? timestampDate(ts).toISOString() : null);
