@@ -110,6 +110,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
           maxCount: deps.config.WS_RESEND_BUFFER_MESSAGES,
           shared: resendBudget,
         },
+        transport: socket,
       });
       sockets.add(client);
       wsConnections.inc();

@@ -12,6 +12,7 @@ import type { RawData, WebSocket } from "ws";
 import { messageFrame } from "./message-frame.js";
 import { type OutboundLimits, OutboundMessages } from "./outbound-messages.js";
 import { ResendPacing } from "./resend-pacing.js";
+import { type Corkable, turnWrites } from "./turn-writes.js";
 
 export interface ClientSocketOptions {
   bus: Bus;
@@ -22,6 +23,8 @@ export interface ClientSocketOptions {
   pingMs: number;
   /** Client messages kept until a worker acknowledges them. */
   resendLimits: OutboundLimits;
+  /** The socket under `ws`: what is sent in one turn leaves in one write (turn-writes.ts). */
+  transport?: Corkable;
 }
 
 /** One OPENED request waits at most this long; the socket asks again until openTimeoutMs. */
@@ -60,6 +63,7 @@ export class ClientSocket {
   private readonly pacing: ResendPacing;
   /** The newest ownership epoch seen on the session's frames. */
   private epoch = 0;
+  private readonly holdWrites: (() => void) | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -71,6 +75,7 @@ export class ClientSocket {
       options.heartbeatMs,
       Math.max(options.heartbeatMs, MAX_RESEND_INTERVAL_MS),
     );
+    this.holdWrites = options.transport && turnWrites(options.transport);
   }
 
   /** Starts relaying; resolves once the worker has acknowledged the socket (or it was closed). */
@@ -123,7 +128,7 @@ export class ClientSocket {
     if (this.closed || this.endTimer) return;
     this.endTimer = setTimeout(() => {
       if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
-      this.ws.send(
+      this.send(
         JSON.stringify({
           type: "session.stopped",
           event_id: crypto.randomUUID(),
@@ -196,7 +201,7 @@ export class ClientSocket {
         this.ws.close(1008, "client does not read its events");
         return;
       }
-      this.ws.send(frame.json);
+      this.send(frame.json);
     }
     if (frame.close) this.ws.close(frame.closeCode || 1000, reasonText(frame.closeReason));
   }
@@ -264,10 +269,16 @@ export class ClientSocket {
     return toBinary(ClientFrameSchema, frame);
   }
 
+  /** A text message to the client, in the same write as the others of this turn. */
+  private send(text: string): void {
+    this.holdWrites?.();
+    this.ws.send(text);
+  }
+
   /** An event from the gateway itself, in the session's envelope. */
   private sendOwnEvent(type: string, message: string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(
+    this.send(
       JSON.stringify({
         type: "error",
         event_id: crypto.randomUUID(),
