@@ -90,7 +90,7 @@ describe("turnWrites", () => {
     const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
     await once(wss, "listening");
     const address = wss.address();
-    if (typeof address === "string") throw new Error("no port");
+    if (!address || typeof address === "string") throw new Error("no port");
     const client = new WebSocket(`ws://127.0.0.1:${address.port}`);
     const [ws, req] = (await once(wss, "connection")) as [WebSocket, { socket: Socket }];
     cleanup = async () => {
