@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { createMemoryBus } from "@avatar/bus";
+import { type Bus, createMemoryBus } from "@avatar/bus";
 import { ClientFrameSchema, ServerFrameSchema } from "@avatar/contracts/pipeline";
-import { realtimeSubjects, silentLogger } from "@avatar/runtime";
+import { realtimeSubjects, silentLogger, TurnPublisher } from "@avatar/runtime";
+import { nextTurn, waitFor } from "@avatar/testkit";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
@@ -28,19 +29,23 @@ class FakeSocket extends EventEmitter {
   }
 }
 
-const buses: ReturnType<typeof createMemoryBus>[] = [];
+const buses: Bus[] = [];
 afterEach(async () => {
   for (const bus of buses.splice(0)) await bus.close();
 });
+const newBus = () => {
+  const bus = createMemoryBus();
+  buses.push(bus);
+  return bus;
+};
 
 /**
  * A started ClientSocket of a new session, and a worker that is behind: it takes every frame (and
  * answers the socket's OPENED) but acknowledges nothing itself; `sent` counts the copies of each message.
  */
-async function relayedSocket() {
-  const bus = createMemoryBus();
-  buses.push(bus);
-  const sessionId = randomUUID();
+async function relayedSocket(options: { bus?: Bus; publisher?: TurnPublisher; sessionId?: string } = {}) {
+  const bus = options.bus ?? newBus();
+  const sessionId = options.sessionId ?? randomUUID();
   const sent = new Map<number, number>();
   bus.serve(realtimeSubjects.clientFrames(sessionId), (msg) => {
     const frame = fromBinary(ClientFrameSchema, msg.data);
@@ -55,6 +60,7 @@ async function relayedSocket() {
     openTimeoutMs: 2_000,
     pingMs: 60_000,
     resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
+    ...(options.publisher ? { publisher: options.publisher } : {}),
   });
   await client.start();
   return { bus, sessionId, sent, ws, client };
@@ -108,6 +114,60 @@ describe("ClientSocket resends", () => {
     // Each went out once and never again; the other connection's event did not reach this client.
     expect([...sent.values()]).toEqual([1, 1]);
     expect(ws.sent).toEqual([]);
+    ws.close();
+  });
+});
+
+/** `bus`, carrying messages of at most `bytes`. */
+function carryingAtMost(bus: Bus, bytes: number): Bus {
+  return new Proxy(bus, {
+    get: (target, key) => {
+      if (key === "maxPayload") return () => bytes;
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+describe("ClientSocket relaying", () => {
+  it("hands the messages every socket read in one turn to the bus together, after the turn", async () => {
+    const bus = newBus();
+    const published: string[] = [];
+    const publisher = new TurnPublisher(
+      {
+        publish: (subject, data) => {
+          published.push(subject);
+          bus.publish(subject, data);
+        },
+      },
+      silentLogger,
+    );
+    const a = await relayedSocket({ bus, publisher });
+    const b = await relayedSocket({ bus, publisher });
+    a.ws.emit("message", Buffer.from('{"type":"a"}'), false);
+    b.ws.emit("message", Buffer.from('{"type":"b"}'), false);
+    expect(published).toEqual([]);
+    await nextTurn();
+    expect(published).toEqual([
+      realtimeSubjects.clientFrames(a.sessionId),
+      realtimeSubjects.clientFrames(b.sessionId),
+    ]);
+    await waitFor("both workers to get their message", () => a.sent.size + b.sent.size === 2);
+    expect([...a.sent.entries(), ...b.sent.entries()]).toEqual([
+      [1, 1],
+      [1, 1],
+    ]);
+    a.ws.close();
+    b.ws.close();
+  });
+
+  it("refuses at once a message the bus cannot carry: the client is told, and the next takes its number", async () => {
+    const { sent, ws } = await relayedSocket({ bus: carryingAtMost(newBus(), 400) });
+    ws.emit("message", Buffer.from(`{"type":"big","text":"${"x".repeat(500)}"}`), false);
+    expect(ws.sent.map((text) => JSON.parse(text).error?.type)).toEqual(["message_not_relayed"]);
+    ws.emit("message", Buffer.from('{"type":"small"}'), false);
+    await waitFor("the worker to get the small message", () => sent.size > 0);
+    expect([...sent.entries()]).toEqual([[1, 1]]);
     ws.close();
   });
 });

@@ -6,6 +6,7 @@ import {
   type Clients,
   endReasonFromProto,
   type Logger,
+  TurnPublisher,
   topics,
   wsConnections,
   wsConnectionsOpened,
@@ -51,6 +52,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
   // maxPayload: a larger message closes the socket with 1009 (Message Too Big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.WS_MAX_MESSAGE_BYTES });
   const resendBudget = new ResendBudget(deps.config.WS_RESEND_BUFFER_TOTAL_BYTES);
+  const publisher = new TurnPublisher(deps.bus, deps.log, "client frames");
   if (!relayFits(deps.config.WS_MAX_MESSAGE_BYTES, deps.bus.maxPayload())) {
     // Checked here rather than enforced: the limit belongs to the NATS server's configuration.
     deps.log.warn("the bus cannot carry the largest event-socket message; raise NATS max_payload", {
@@ -111,6 +113,7 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
           shared: resendBudget,
         },
         transport: socket,
+        publisher,
       });
       sockets.add(client);
       wsConnections.inc();
@@ -141,6 +144,8 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
       while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+      // The sockets' last frames (CLOSED), before the bus closes.
+      publisher.flush();
     },
   };
 }

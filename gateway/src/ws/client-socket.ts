@@ -6,7 +6,7 @@ import {
   type ServerFrame,
   ServerFrameSchema,
 } from "@avatar/contracts/pipeline";
-import { type Logger, realtimeSubjects } from "@avatar/runtime";
+import { type Logger, realtimeSubjects, TurnPublisher } from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import type { RawData, WebSocket } from "ws";
 import { messageFrame } from "./message-frame.js";
@@ -25,6 +25,11 @@ export interface ClientSocketOptions {
   resendLimits: OutboundLimits;
   /** The socket under `ws`: what is sent in one turn leaves in one write (turn-writes.ts). */
   transport?: Corkable;
+  /**
+   * Hands the frames for the workers to the bus once per turn: the gateway's sockets share one, so that
+   * the messages of all the clients read in one turn leave in one write to NATS (one of its own if absent).
+   */
+  publisher?: Pick<TurnPublisher, "publish">;
 }
 
 /** One OPENED request waits at most this long; the socket asks again until openTimeoutMs. */
@@ -64,6 +69,7 @@ export class ClientSocket {
   /** The newest ownership epoch seen on the session's frames. */
   private epoch = 0;
   private readonly holdWrites: (() => void) | undefined;
+  private readonly publisher: Pick<TurnPublisher, "publish">;
 
   constructor(
     private readonly ws: WebSocket,
@@ -76,6 +82,7 @@ export class ClientSocket {
       Math.max(options.heartbeatMs, MAX_RESEND_INTERVAL_MS),
     );
     this.holdWrites = options.transport && turnWrites(options.transport);
+    this.publisher = options.publisher ?? new TurnPublisher(options.bus, options.log, "client frames");
   }
 
   /** Starts relaying; resolves once the worker has acknowledged the socket (or it was closed). */
@@ -249,15 +256,20 @@ export class ClientSocket {
     return messageFrame(this.sessionId, this.connectionId, utf8, { seq, ackedSeq: this.outbound.ackedSeq });
   }
 
-  /** Publishes a frame to the worker; false when the bus refused it (closed, or the frame too large). */
+  /**
+   * Publishes a frame to the worker at the end of the turn (the publisher); false when the bus would
+   * refuse it (closed, or the frame too large). One the bus refuses later (it closed in between) stays
+   * unacknowledged, and is sent again as any lost message is.
+   */
   private publish(frame: Uint8Array): boolean {
-    try {
-      this.options.bus.publish(realtimeSubjects.clientFrames(this.sessionId), frame);
-      return true;
-    } catch (err) {
-      this.options.log.warn("client frame not relayed", { sessionId: this.sessionId, err });
+    const { bus, log } = this.options;
+    const status = bus.status();
+    if (status === "closed" || frame.byteLength > bus.maxPayload()) {
+      log.warn("client frame not relayed", { sessionId: this.sessionId, bytes: frame.byteLength, status });
       return false;
     }
+    this.publisher.publish(realtimeSubjects.clientFrames(this.sessionId), frame);
+    return true;
   }
 
   private frame(fields: MessageInitShape<typeof ClientFrameSchema>): Uint8Array {

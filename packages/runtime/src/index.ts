@@ -43,5 +43,6 @@ export * from "./session-token-keys.js";
 export * from "./shutdown.js";
 export * from "./tracing/index.js";
 export * from "./turn-batch.js";
+export * from "./turn-publisher.js";
 export * from "./verified-tokens.js";
 export * from "./webhook-event-types.js";

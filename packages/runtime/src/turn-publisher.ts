@@ -1,21 +1,23 @@
 import type { Bus } from "@avatar/bus";
-import type { Logger } from "@avatar/runtime";
+import type { Logger } from "./log.js";
 
 /**
- * The server frames of every session a worker runs, handed to the bus together once per turn of the
- * event loop (setImmediate) rather than each as it is made. The NATS client writes to its socket once
- * for what was published since its last write (a microtask later), and every audio chunk a worker reads
- * is a turn of its own, so acknowledging each chunk as it came cost a socket write per chunk; gathered,
- * the frames of all the chunks read in one turn leave in one write. Frames keep their order, and leave
- * before the next turn's input is read.
+ * Messages handed to the bus together once per turn of the event loop (setImmediate) rather than each
+ * as it is made. The NATS client writes to its socket once for what was published since its last write
+ * (a microtask later), and every input a process reads (an audio chunk at a worker, a client message at
+ * a gateway) is a turn of its own, so publishing each as it came cost a socket write per input;
+ * gathered, what all the inputs read in one turn made leaves in one write. Messages keep their order,
+ * and leave before the next turn's input is read. What the bus refuses then is counted in one warning
+ * (`what` names the messages).
  */
-export class FrameOutbox {
+export class TurnPublisher {
   private waiting: { subject: string; data: Uint8Array }[] = [];
   private scheduled = false;
 
   constructor(
     private readonly bus: Pick<Bus, "publish">,
     private readonly log: Logger,
+    private readonly what = "messages",
   ) {}
 
   publish(subject: string, data: Uint8Array): void {
@@ -25,14 +27,14 @@ export class FrameOutbox {
     setImmediate(() => this.flush());
   }
 
-  /** Publishes what waits now (a stopping worker calls it before its bus closes). */
+  /** Publishes what waits now (a process stopping calls it before its bus closes). */
   flush(): void {
     this.scheduled = false;
-    const frames = this.waiting;
+    const waiting = this.waiting;
     this.waiting = [];
     let failed = 0;
     let firstError: unknown;
-    for (const { subject, data } of frames) {
+    for (const { subject, data } of waiting) {
       try {
         this.bus.publish(subject, data);
       } catch (err) {
@@ -40,7 +42,7 @@ export class FrameOutbox {
         firstError ??= err;
       }
     }
-    // A closed bus refuses every frame alike: one line says so.
-    if (failed > 0) this.log.warn("server frames were not published", { failed, err: firstError });
+    // A closed bus refuses every message alike: one line says so.
+    if (failed > 0) this.log.warn(`${this.what} were not published`, { failed, err: firstError });
   }
 }

@@ -1,6 +1,6 @@
-import { collectingLogger, nextTurn } from "@avatar/testkit";
 import { describe, expect, it } from "vitest";
-import { FrameOutbox } from "../src/realtime/frame-outbox.js";
+import { TurnPublisher } from "../src/turn-publisher.js";
+import { collectingLogger, nextTurn } from "./support.js";
 
 const frame = (n: number) => new Uint8Array([n]);
 
@@ -16,10 +16,10 @@ function recordingBus(refused: ReadonlySet<string> = new Set()) {
   };
 }
 
-describe("FrameOutbox", () => {
+describe("TurnPublisher", () => {
   it("hands the frames of one turn to the bus together, after the turn, in the order they were made", async () => {
     const bus = recordingBus();
-    const outbox = new FrameOutbox(bus, collectingLogger().log);
+    const outbox = new TurnPublisher(bus, collectingLogger().log);
     outbox.publish("rt.a.out", frame(1));
     outbox.publish("rt.b.out", frame(2));
     outbox.publish("rt.a.out", frame(3));
@@ -34,7 +34,7 @@ describe("FrameOutbox", () => {
 
   it("publishes what waits at once when flushed, and nothing twice", async () => {
     const bus = recordingBus();
-    const outbox = new FrameOutbox(bus, collectingLogger().log);
+    const outbox = new TurnPublisher(bus, collectingLogger().log);
     outbox.publish("rt.a.out", frame(1));
     outbox.flush();
     expect(bus.published).toEqual(["rt.a.out:1"]);
@@ -45,7 +45,7 @@ describe("FrameOutbox", () => {
   it("goes on past frames the bus refuses, and says so in one warning", async () => {
     const bus = recordingBus(new Set(["rt.gone.out"]));
     const { log, records } = collectingLogger();
-    const outbox = new FrameOutbox(bus, log);
+    const outbox = new TurnPublisher(bus, log, "server frames");
     outbox.publish("rt.gone.out", frame(1));
     outbox.publish("rt.a.out", frame(2));
     outbox.publish("rt.gone.out", frame(3));

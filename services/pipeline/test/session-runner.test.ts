@@ -19,13 +19,12 @@ import {
   SessionState,
   type SessionsService,
 } from "@avatar/contracts/sessions";
-import { realtimeSubjects, silentLogger } from "@avatar/runtime";
+import { realtimeSubjects, silentLogger, TurnPublisher } from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionMedia } from "../src/media/session-media.js";
-import { FrameOutbox } from "../src/realtime/frame-outbox.js";
 import type { ClientEvent, ModeHandler, SessionContext } from "../src/realtime/mode.js";
 import type { StoredEvent } from "../src/realtime/session-context.js";
 import { type RunnerSettings, SessionRunner } from "../src/realtime/session-runner.js";
@@ -155,7 +154,7 @@ function rig(
       },
       media: async () => media,
       events: { forSession: () => ({ write: (events) => stored.push(...events) }) },
-      outbox: new FrameOutbox(runnerBus, silentLogger),
+      outbox: new TurnPublisher(runnerBus, silentLogger),
       onFinished: (id) => finished.push(id),
       track: (work) => tracked.push(work),
     },

@@ -1,7 +1,6 @@
 import { type ClientFrame, ClientFrameSchema, ServerFrameSchema } from "@avatar/contracts/pipeline";
-import { realtimeSubjects } from "@avatar/runtime";
+import { realtimeSubjects, type TurnPublisher } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { FrameOutbox } from "./frame-outbox.js";
 import type { ServerEventInput } from "./mode.js";
 
 /** The bus side of a session: ClientFrames in, ServerFrames out. */
@@ -26,7 +25,7 @@ export class ServerFrames {
   epoch = 0;
 
   constructor(
-    private readonly outbox: Pick<FrameOutbox, "publish">,
+    private readonly outbox: Pick<TurnPublisher, "publish">,
     private readonly sessionId: string,
     /** The acknowledgements due when an event goes out; they travel with it (InboundOrder.takeDue). */
     private readonly dueAcks: () => { connectionId: string; seq: number }[],

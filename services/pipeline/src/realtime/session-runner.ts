@@ -16,7 +16,7 @@ import {
   type SessionsService,
   type TranscriptEntry,
 } from "@avatar/contracts/sessions";
-import { endReasonFromProto, type Logger, realtimeSubjects } from "@avatar/runtime";
+import { endReasonFromProto, type Logger, realtimeSubjects, type TurnPublisher } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
@@ -27,7 +27,6 @@ import { ActivityReporter } from "./activity.js";
 import { type Clock, Timer } from "./clock.js";
 import { Connections } from "./connections.js";
 import { readEnvelope } from "./envelope.js";
-import type { FrameOutbox } from "./frame-outbox.js";
 import { readClientFrame, ServerFrames, serverEventJson } from "./frames.js";
 import { InboundOrder } from "./inbound-order.js";
 import type { ModeFactory, ModeHandler, Resumption, SessionContext } from "./mode.js";
@@ -56,7 +55,7 @@ export interface RunnerDeps {
   /** The session's media (the rendered avatar and its viewers). */
   media: SessionMediaFactory;
   /** Where the session's frames to its clients go (the worker's outbox, shared by its sessions). */
-  outbox: Pick<FrameOutbox, "publish">;
+  outbox: Pick<TurnPublisher, "publish">;
   /** Where the session's stored events go (the worker's writer, shared by its sessions). */
   events: Pick<SessionEventsWriter, "forSession">;
   /** The runner is done (ended, lost, handed over, or the session turned out not to be this worker's). */

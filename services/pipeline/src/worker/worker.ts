@@ -7,13 +7,19 @@ import {
   WorkerHeartbeatSchema,
 } from "@avatar/contracts/pipeline";
 import { SessionEndedSchema, SessionState, type SessionsService } from "@avatar/contracts/sessions";
-import { isUuid, type Logger, pipelineAssignments, realtimeSubjects, topics } from "@avatar/runtime";
+import {
+  isUuid,
+  type Logger,
+  pipelineAssignments,
+  realtimeSubjects,
+  TurnPublisher,
+  topics,
+} from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { SessionMediaFactory } from "../media/session-media.js";
 import { type Clock, Timer } from "../realtime/clock.js";
-import { FrameOutbox } from "../realtime/frame-outbox.js";
 import type { ModeFactory } from "../realtime/mode.js";
 import { SessionEventsWriter } from "../realtime/session-events-writer.js";
 import { SessionRunner } from "../realtime/session-runner.js";
@@ -54,12 +60,12 @@ export class PipelineWorker {
   /** The stored events of all its sessions, written together. */
   private readonly events: SessionEventsWriter;
   /** The frames all its sessions send their clients, published together once per turn. */
-  private readonly outbox: FrameOutbox;
+  private readonly outbox: TurnPublisher;
 
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId;
     this.events = new SessionEventsWriter(deps.sessions, deps.clock, deps.log);
-    this.outbox = new FrameOutbox(deps.bus, deps.log);
+    this.outbox = new TurnPublisher(deps.bus, deps.log, "server frames");
     this.heartbeatTimer = new Timer(deps.clock);
     this.reconcileTimer = new Timer(deps.clock);
   }
