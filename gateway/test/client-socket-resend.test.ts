@@ -60,7 +60,7 @@ async function relayedSocket(options: { bus?: Bus; publisher?: TurnPublisher; se
     openTimeoutMs: 2_000,
     pingMs: 60_000,
     resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
-    ...(options.publisher ? { publisher: options.publisher } : {}),
+    publisher: options.publisher ?? new TurnPublisher(bus, silentLogger),
   });
   await client.start();
   return { bus, sessionId, sent, ws, client };
@@ -135,6 +135,8 @@ describe("ClientSocket relaying", () => {
     const published: string[] = [];
     const publisher = new TurnPublisher(
       {
+        status: () => bus.status(),
+        maxPayload: () => bus.maxPayload(),
         publish: (subject, data) => {
           published.push(subject);
           bus.publish(subject, data);
@@ -168,6 +170,14 @@ describe("ClientSocket relaying", () => {
     ws.emit("message", Buffer.from('{"type":"small"}'), false);
     await waitFor("the worker to get the small message", () => sent.size > 0);
     expect([...sent.entries()]).toEqual([[1, 1]]);
+    ws.close();
+  });
+
+  it("refuses at once a message once the bus has closed: the client is told", async () => {
+    const { bus, ws } = await relayedSocket();
+    await bus.close();
+    ws.emit("message", Buffer.from('{"type":"late"}'), false);
+    expect(ws.sent.map((text) => JSON.parse(text).error?.type)).toEqual(["message_not_relayed"]);
     ws.close();
   });
 });

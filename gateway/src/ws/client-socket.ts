@@ -6,7 +6,7 @@ import {
   type ServerFrame,
   ServerFrameSchema,
 } from "@avatar/contracts/pipeline";
-import { type Logger, realtimeSubjects, TurnPublisher } from "@avatar/runtime";
+import { type Logger, realtimeSubjects, type TurnPublisher } from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import type { RawData, WebSocket } from "ws";
 import { messageFrame } from "./message-frame.js";
@@ -27,9 +27,9 @@ export interface ClientSocketOptions {
   transport?: Corkable;
   /**
    * Hands the frames for the workers to the bus once per turn: the gateway's sockets share one, so that
-   * the messages of all the clients read in one turn leave in one write to NATS (one of its own if absent).
+   * the messages of all the clients read in one turn leave in one write to NATS.
    */
-  publisher?: Pick<TurnPublisher, "publish">;
+  publisher: Pick<TurnPublisher, "publish">;
 }
 
 /** One OPENED request waits at most this long; the socket asks again until openTimeoutMs. */
@@ -69,7 +69,6 @@ export class ClientSocket {
   /** The newest ownership epoch seen on the session's frames. */
   private epoch = 0;
   private readonly holdWrites: (() => void) | undefined;
-  private readonly publisher: Pick<TurnPublisher, "publish">;
 
   constructor(
     private readonly ws: WebSocket,
@@ -82,7 +81,6 @@ export class ClientSocket {
       Math.max(options.heartbeatMs, MAX_RESEND_INTERVAL_MS),
     );
     this.holdWrites = options.transport && turnWrites(options.transport);
-    this.publisher = options.publisher ?? new TurnPublisher(options.bus, options.log, "client frames");
   }
 
   /** Starts relaying; resolves once the worker has acknowledged the socket (or it was closed). */
@@ -262,14 +260,7 @@ export class ClientSocket {
    * unacknowledged, and is sent again as any lost message is.
    */
   private publish(frame: Uint8Array): boolean {
-    const { bus, log } = this.options;
-    const status = bus.status();
-    if (status === "closed" || frame.byteLength > bus.maxPayload()) {
-      log.warn("client frame not relayed", { sessionId: this.sessionId, bytes: frame.byteLength, status });
-      return false;
-    }
-    this.publisher.publish(realtimeSubjects.clientFrames(this.sessionId), frame);
-    return true;
+    return this.options.publisher.publish(realtimeSubjects.clientFrames(this.sessionId), frame);
   }
 
   private frame(fields: MessageInitShape<typeof ClientFrameSchema>): Uint8Array {

@@ -7,24 +7,32 @@ import type { Logger } from "./log.js";
  * (a microtask later), and every input a process reads (an audio chunk at a worker, a client message at
  * a gateway) is a turn of its own, so publishing each as it came cost a socket write per input;
  * gathered, what all the inputs read in one turn made leaves in one write. Messages keep their order,
- * and leave before the next turn's input is read. What the bus refuses then is counted in one warning
- * (`what` names the messages).
+ * and leave before the next turn's input is read. What the bus would refuse now (it is closed, or the
+ * message is larger than it carries) is refused at once, so that its caller can say so; what it refuses
+ * when the turn ends (it closed in between) is counted in one warning (`what` names the messages).
  */
 export class TurnPublisher {
   private waiting: { subject: string; data: Uint8Array }[] = [];
   private scheduled = false;
 
   constructor(
-    private readonly bus: Pick<Bus, "publish">,
+    private readonly bus: Pick<Bus, "publish" | "status" | "maxPayload">,
     private readonly log: Logger,
     private readonly what = "messages",
   ) {}
 
-  publish(subject: string, data: Uint8Array): void {
+  /** Queues the message for the end of the turn; false (nothing queued, a warning) when the bus would refuse it. */
+  publish(subject: string, data: Uint8Array): boolean {
+    const status = this.bus.status();
+    if (status === "closed" || data.byteLength > this.bus.maxPayload()) {
+      this.log.warn(`${this.what} not published`, { subject, bytes: data.byteLength, status });
+      return false;
+    }
     this.waiting.push({ subject, data });
-    if (this.scheduled) return;
+    if (this.scheduled) return true;
     this.scheduled = true;
     setImmediate(() => this.flush());
+    return true;
   }
 
   /** Publishes what waits now (a process stopping calls it before its bus closes). */

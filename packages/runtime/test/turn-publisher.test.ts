@@ -4,11 +4,19 @@ import { collectingLogger, nextTurn } from "./support.js";
 
 const frame = (n: number) => new Uint8Array([n]);
 
-/** A bus that records what it is given, in order, and refuses subjects named in `refused`. */
-function recordingBus(refused: ReadonlySet<string> = new Set()) {
+/**
+ * A bus that records what it is given, in order, refuses subjects named in `refused` when they are
+ * published, carries messages of at most `maxPayload` bytes, and is closed once `closed` is set.
+ */
+function recordingBus(refused: ReadonlySet<string> = new Set(), maxPayload = 1024) {
   const published: string[] = [];
   return {
     published,
+    closed: false,
+    status() {
+      return this.closed ? ("closed" as const) : ("connected" as const);
+    },
+    maxPayload: () => maxPayload,
     publish(subject: string, data: Uint8Array) {
       if (refused.has(subject)) throw new Error(`the bus is closed (${subject})`);
       published.push(`${subject}:${data[0]}`);
@@ -54,5 +62,23 @@ describe("TurnPublisher", () => {
     const warnings = records().filter((r) => r.level === "warn");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ msg: "server frames were not published", failed: 2 });
+  });
+
+  it("refuses at once what the bus would refuse: a message larger than it carries, anything once it closed", async () => {
+    const bus = recordingBus(new Set(), 4);
+    const { log, records } = collectingLogger();
+    const outbox = new TurnPublisher(bus, log, "client frames");
+    expect(outbox.publish("rt.a.out", new Uint8Array([1, 2, 3, 4, 5]))).toBe(false);
+    expect(outbox.publish("rt.a.out", new Uint8Array([6, 7, 8, 9]))).toBe(true);
+    bus.closed = true;
+    expect(outbox.publish("rt.a.out", frame(10))).toBe(false);
+    await nextTurn();
+    // Only what was taken went out (the bus, closed since, is not asked again here).
+    expect(bus.published).toEqual(["rt.a.out:6"]);
+    const warnings = records().filter((r) => r.level === "warn");
+    expect(warnings.map((w) => [w.msg, w.bytes, w.status])).toEqual([
+      ["client frames not published", 5, "connected"],
+      ["client frames not published", 1, "closed"],
+    ]);
   });
 });
