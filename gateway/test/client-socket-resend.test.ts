@@ -8,6 +8,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { ClientSocket } from "../src/ws/client-socket.js";
+import type { Corkable } from "../src/ws/turn-writes.js";
 
 const HEARTBEAT_MS = 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,7 +44,9 @@ const newBus = () => {
  * A started ClientSocket of a new session, and a worker that is behind: it takes every frame (and
  * answers the socket's OPENED) but acknowledges nothing itself; `sent` counts the copies of each message.
  */
-async function relayedSocket(options: { bus?: Bus; publisher?: TurnPublisher; sessionId?: string } = {}) {
+async function relayedSocket(
+  options: { bus?: Bus; publisher?: TurnPublisher; sessionId?: string; transport?: Corkable } = {},
+) {
   const bus = options.bus ?? newBus();
   const sessionId = options.sessionId ?? randomUUID();
   const sent = new Map<number, number>();
@@ -61,6 +64,7 @@ async function relayedSocket(options: { bus?: Bus; publisher?: TurnPublisher; se
     pingMs: 60_000,
     resendLimits: { maxBytes: 1_000_000, maxCount: 100 },
     publisher: options.publisher ?? new TurnPublisher(bus, silentLogger),
+    ...(options.transport ? { transport: options.transport } : {}),
   });
   await client.start();
   return { bus, sessionId, sent, ws, client };
@@ -170,6 +174,31 @@ describe("ClientSocket relaying", () => {
     ws.emit("message", Buffer.from('{"type":"small"}'), false);
     await waitFor("the worker to get the small message", () => sent.size > 0);
     expect([...sent.entries()]).toEqual([[1, 1]]);
+    ws.close();
+  });
+
+  it("sends the client its events with its socket held, and lets go after the turn", async () => {
+    let depth = 0;
+    const transport = { cork: () => depth++, uncork: () => depth-- };
+    const { bus, sessionId, ws, client } = await relayedSocket({ transport });
+    const heldWhenSent: boolean[] = [];
+    const send = ws.send.bind(ws);
+    ws.send = (text: string) => {
+      heldWhenSent.push(depth > 0);
+      send(text);
+    };
+    for (const n of [1, 2]) {
+      const event = create(ServerFrameSchema, {
+        connectionId: client.connectionId,
+        json: `{"type":"e${n}"}`,
+      });
+      bus.publish(realtimeSubjects.serverFrames(sessionId), toBinary(ServerFrameSchema, event));
+    }
+    await waitFor("both events to reach the client", () => ws.sent.length === 2);
+    await nextTurn();
+    expect(ws.sent).toEqual(['{"type":"e1"}', '{"type":"e2"}']);
+    expect(heldWhenSent).toEqual([true, true]);
+    expect(depth).toBe(0);
     ws.close();
   });
 

@@ -95,7 +95,7 @@ describe("turnWrites", () => {
     const [ws, req] = (await once(wss, "connection")) as [WebSocket, { socket: Socket }];
     cleanup = async () => {
       client.terminate();
-      wss.close();
+      await new Promise((resolve) => wss.close(resolve));
     };
     await once(client, "open");
     const counts = countWrites(req.socket);
