@@ -72,6 +72,28 @@ describe.skipIf(!available)("nats", () => {
     }
   });
 
+  it("receives a message longer than a socket read into a buffer of its own size (patches/@nats-io__nats-core@3.3.1.patch)", async () => {
+    // nats-core's parser gathered a payload split over socket reads in a buffer that doubled as it
+    // filled, copying what it held each time, and the message kept the grown buffer alive.
+    const bus = await connect();
+    try {
+      const subject = `patch.${uniqueId()}`;
+      const size = 1024 * 1024 + 7;
+      const got: Uint8Array[] = [];
+      // On one connection the subscription reaches the server before the message.
+      bus.subscribe(subject, (msg) => void got.push(msg.data));
+      const payload = new Uint8Array(size).map((_, i) => i % 251);
+      bus.publish(subject, payload);
+      await waitFor("the message", () => got.length === 1);
+      const data = got[0] as Uint8Array;
+      expect(Buffer.from(data).equals(Buffer.from(payload))).toBe(true);
+      // Its own size, and a header block at most (the grown buffer held half as much again and more).
+      expect(data.buffer.byteLength).toBeLessThan(size + 4096);
+    } finally {
+      await bus.close();
+    }
+  });
+
   it("createBusFromEnv gives the NATS bus for a URL", async () => {
     const bus = await createBusFromEnv(server.url, { logger: recordingLogger().logger });
     expect(bus.kind).toBe("nats");
