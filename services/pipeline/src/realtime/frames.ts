@@ -1,7 +1,8 @@
-import { type ClientFrame, ClientFrameSchema, ServerFrameSchema } from "@avatar/contracts/pipeline";
+import { type ClientFrame, ClientFrameSchema } from "@avatar/contracts/pipeline";
 import { realtimeSubjects, type TurnPublisher } from "@avatar/runtime";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import type { ServerEventInput } from "./mode.js";
+import { type ServerFrameFields, serverFrameBytes } from "./server-frame-bytes.js";
 
 /** The bus side of a session: ClientFrames in, ServerFrames out. */
 
@@ -35,13 +36,12 @@ export class ServerFrames {
 
   /** Acknowledges a connection's messages up to `ackSeq`; `resend` asks for those after it again. */
   ack(connectionId: string, ackSeq: number, resend: boolean): void {
-    this.publish({ connectionId, ackSeq: BigInt(ackSeq), resend });
+    this.publish({ connectionId, ackSeq, resend });
   }
 
   /** One JSON message to one connection, or to all when connectionId is empty, with the acknowledgements due. */
   send(json: string, connectionId = ""): void {
-    const acks = this.dueAcks().map((a) => ({ connectionId: a.connectionId, seq: BigInt(a.seq) }));
-    this.publish({ json, connectionId, acks });
+    this.publish({ json, connectionId, acks: this.dueAcks() });
   }
 
   /** Closes one connection, or all when connectionId is empty. */
@@ -49,17 +49,8 @@ export class ServerFrames {
     this.publish({ connectionId, close: true, closeCode: code, closeReason: reason });
   }
 
-  private publish(fields: {
-    json?: string;
-    connectionId: string;
-    close?: boolean;
-    closeCode?: number;
-    closeReason?: string;
-    ackSeq?: bigint;
-    resend?: boolean;
-    acks?: { connectionId: string; seq: bigint }[];
-  }) {
-    const frame = create(ServerFrameSchema, { sessionId: this.sessionId, epoch: this.epoch, ...fields });
-    this.outbox.publish(this.subject, toBinary(ServerFrameSchema, frame));
+  private publish(fields: Omit<ServerFrameFields, "sessionId" | "epoch">) {
+    const frame = serverFrameBytes({ ...fields, sessionId: this.sessionId, epoch: this.epoch });
+    this.outbox.publish(this.subject, frame);
   }
 }
