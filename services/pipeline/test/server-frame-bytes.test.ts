@@ -40,6 +40,7 @@ const cases: [string, ServerFrameFields][] = [
   ["a negative close code (ten bytes, as an int32 is written)", { sessionId, closeCode: -1 }],
   ["the largest epoch", { sessionId, epoch: 2 ** 32 - 1 }],
   ["non-ASCII text", { sessionId, json: '{"text":"Grüße, 世界 🎉"}', closeReason: "ça va" }],
+  ["a lone surrogate (written as U+FFFD, as TextEncoder does)", { sessionId, json: '{"text":"\ud800"}' }],
   ["text longer than a one-byte and a two-byte length", { sessionId, json: "x".repeat(20_000) }],
   [
     "zeros and empty strings, which proto3 leaves out",
@@ -53,7 +54,8 @@ describe("serverFrameBytes", () => {
     expect(Buffer.from(bytes).equals(Buffer.from(viaSchema(fields)))).toBe(true);
     const read = fromBinary(ServerFrameSchema, bytes);
     expect(read.sessionId).toBe(fields.sessionId);
-    expect(read.json).toBe(fields.json ?? "");
+    // Text as UTF-8 carries it: a lone surrogate comes back as U+FFFD.
+    expect(read.json).toBe(Buffer.from(fields.json ?? "").toString("utf8"));
     expect(read.closeCode).toBe(fields.closeCode ?? 0);
     expect(read.ackSeq).toBe(BigInt(fields.ackSeq ?? 0));
     expect(read.acks.map((a) => [a.connectionId, Number(a.seq)])).toEqual(

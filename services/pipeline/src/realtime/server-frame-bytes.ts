@@ -24,28 +24,30 @@ const LENGTH_DELIMITED = 2;
 const VARINT = 0;
 
 export function serverFrameBytes(f: ServerFrameFields): Uint8Array {
-  const sessionId = f.sessionId;
-  const connectionId = f.connectionId ?? "";
-  const json = f.json ?? "";
-  const closeReason = f.closeReason ?? "";
   const closeCode = f.closeCode ?? 0;
   const epoch = f.epoch ?? 0;
   const ackSeq = f.ackSeq ?? 0;
-  const acks = f.acks ?? [];
-  if (epoch > 0xffffffff) throw new RangeError(`ServerFrame: epoch ${epoch} is not a uint32`);
+  // Each string's UTF-8 length is measured once: the size pass and its length prefix both use it.
+  const sessionId = text(f.sessionId);
+  const connectionId = text(f.connectionId);
+  const json = text(f.json);
+  const closeReason = text(f.closeReason);
+  const acks = (f.acks ?? []).map((a) => {
+    const id = text(a.connectionId);
+    return { id, seq: a.seq, length: stringSize(id) + (a.seq !== 0 ? 1 + varintSize(a.seq) : 0) };
+  });
 
-  const ackLengths = acks.map((a) => ackLength(a.connectionId, a.seq));
   let size =
-    stringField(sessionId) +
-    stringField(connectionId) +
-    stringField(json) +
+    stringSize(sessionId) +
+    stringSize(connectionId) +
+    stringSize(json) +
     (f.close ? 2 : 0) +
     (closeCode !== 0 ? 1 + int32Size(closeCode) : 0) +
-    stringField(closeReason) +
-    (epoch !== 0 ? 1 + varintSize(epoch) : 0) +
+    stringSize(closeReason) +
+    (epoch !== 0 ? 1 + uint32Size(epoch) : 0) +
     (ackSeq !== 0 ? 1 + varintSize(ackSeq) : 0) +
     (f.resend ? 2 : 0);
-  for (const length of ackLengths) size += 1 + varintSize(length) + length;
+  for (const a of acks) size += 1 + varintSize(a.length) + a.length;
 
   const out = Buffer.allocUnsafe(size);
   let at = 0;
@@ -58,32 +60,38 @@ export function serverFrameBytes(f: ServerFrameFields): Uint8Array {
   if (epoch !== 0) at = writeVarint(out, writeTag(out, at, 7, VARINT), epoch);
   if (ackSeq !== 0) at = writeVarint(out, writeTag(out, at, 8, VARINT), ackSeq);
   if (f.resend) at = writeBool(out, at, 9);
-  acks.forEach((a, i) => {
-    at = writeVarint(out, writeTag(out, at, 10, LENGTH_DELIMITED), ackLengths[i] as number);
-    at = writeString(out, at, 1, a.connectionId);
+  for (const a of acks) {
+    at = writeVarint(out, writeTag(out, at, 10, LENGTH_DELIMITED), a.length);
+    at = writeString(out, at, 1, a.id);
     if (a.seq !== 0) at = writeVarint(out, writeTag(out, at, 2, VARINT), a.seq);
-  });
+  }
   if (at !== size) throw new Error(`ServerFrame: wrote ${at} bytes of ${size}`);
-  return new Uint8Array(out.buffer, out.byteOffset, size);
+  return out;
 }
 
-function ackLength(connectionId: string, seq: number): number {
-  return stringField(connectionId) + (seq !== 0 ? 1 + varintSize(seq) : 0);
+interface Text {
+  value: string;
+  bytes: number;
 }
+
+const text = (value = ""): Text => ({ value, bytes: value === "" ? 0 : Buffer.byteLength(value, "utf8") });
 
 /** A string field's bytes with its tag (all field numbers here are below 16: a one-byte tag); 0 when empty. */
-function stringField(value: string): number {
-  if (value === "") return 0;
-  const length = Buffer.byteLength(value, "utf8");
-  return 1 + varintSize(length) + length;
+function stringSize(t: Text): number {
+  return t.bytes === 0 ? 0 : 1 + varintSize(t.bytes) + t.bytes;
 }
 
-/** Bytes of a non-negative integer (below 2^53: sequence numbers, epochs, lengths) as a varint. */
+/** Bytes of a non-negative integer (below 2^53: sequence numbers, lengths) as a varint. */
 function varintSize(value: number): number {
   checkUnsigned(value);
   let size = 1;
   for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) size++;
   return size;
+}
+
+function uint32Size(value: number): number {
+  if (value > 0xffffffff) throw new RangeError(`ServerFrame: ${value} is not a uint32`);
+  return varintSize(value);
 }
 
 /** An int32 is a varint, and a negative one its 64-bit two's complement: ten bytes. */
@@ -129,9 +137,8 @@ function writeBool(out: Buffer, at: number, field: number): number {
   return at + 2;
 }
 
-function writeString(out: Buffer, at: number, field: number, value: string): number {
-  if (value === "") return at;
-  const length = Buffer.byteLength(value, "utf8");
-  const start = writeVarint(out, writeTag(out, at, field, LENGTH_DELIMITED), length);
-  return start + out.write(value, start, length, "utf8");
+function writeString(out: Buffer, at: number, field: number, t: Text): number {
+  if (t.bytes === 0) return at;
+  const start = writeVarint(out, writeTag(out, at, field, LENGTH_DELIMITED), t.bytes);
+  return start + out.write(t.value, start, t.bytes, "utf8");
 }
