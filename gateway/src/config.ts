@@ -46,6 +46,11 @@ export const gatewaySettings = {
   WS_RESEND_BUFFER_MESSAGES: env.int({ default: 1_000, min: 10, max: 100_000 }),
   /** What all sockets of the gateway keep together; beyond it each socket gives up its oldest first. */
   WS_RESEND_BUFFER_TOTAL_BYTES: env.int({ default: 268_435_456, min: 1_048_576, max: 8_589_934_592 }),
+  /**
+   * The most bytes the gateway's bus connection may hold unsent (a NATS server that is slow or away)
+   * for a client message to be relayed; past it messages are kept for resending, not handed on.
+   */
+  WS_RELAY_MAX_UNSENT_BYTES: env.int({ default: 67_108_864, min: 1_048_576, max: 4_294_967_296 }),
   /** WebSocket ping interval; a client that misses a pong is disconnected. */
   WS_PING_MS: env.int({ default: 30_000, min: 50, max: 600_000 }),
 };

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { type Bus, createMemoryBus } from "@avatar/bus";
-import { ClientFrameSchema, ServerFrameSchema } from "@avatar/contracts/pipeline";
-import { realtimeSubjects, silentLogger, TurnPublisher } from "@avatar/runtime";
+import { ClientFrameSchema, ConnectionKind, ServerFrameSchema } from "@avatar/contracts/pipeline";
+import { type PublishOutcome, realtimeSubjects, silentLogger, TurnPublisher } from "@avatar/runtime";
 import { nextTurn, waitFor } from "@avatar/testkit";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
@@ -45,14 +45,21 @@ const newBus = () => {
  * answers the socket's OPENED) but acknowledges nothing itself; `sent` counts the copies of each message.
  */
 async function relayedSocket(
-  options: { bus?: Bus; publisher?: TurnPublisher; sessionId?: string; transport?: Corkable } = {},
+  options: {
+    bus?: Bus;
+    publisher?: Pick<TurnPublisher, "publish">;
+    sessionId?: string;
+    transport?: Corkable;
+  } = {},
 ) {
   const bus = options.bus ?? newBus();
   const sessionId = options.sessionId ?? randomUUID();
   const sent = new Map<number, number>();
+  const heartbeats: number[] = [];
   bus.serve(realtimeSubjects.clientFrames(sessionId), (msg) => {
     const frame = fromBinary(ClientFrameSchema, msg.data);
     if (frame.json) sent.set(Number(frame.seq), (sent.get(Number(frame.seq)) ?? 0) + 1);
+    if (frame.connection === ConnectionKind.HEARTBEAT) heartbeats.push(Number(frame.seq));
     return new Uint8Array();
   });
   const ws = new FakeSocket();
@@ -67,7 +74,7 @@ async function relayedSocket(
     ...(options.transport ? { transport: options.transport } : {}),
   });
   await client.start();
-  return { bus, sessionId, sent, ws, client };
+  return { bus, sessionId, sent, heartbeats, ws, client };
 }
 
 describe("ClientSocket resends", () => {
@@ -141,6 +148,7 @@ describe("ClientSocket relaying", () => {
       {
         status: () => bus.status(),
         maxPayload: () => bus.maxPayload(),
+        unsentBytes: () => bus.unsentBytes(),
         publish: (subject, data) => {
           published.push(subject);
           bus.publish(subject, data);
@@ -174,6 +182,34 @@ describe("ClientSocket relaying", () => {
     ws.emit("message", Buffer.from('{"type":"small"}'), false);
     await waitFor("the worker to get the small message", () => sent.size > 0);
     expect([...sent.entries()]).toEqual([[1, 1]]);
+    ws.close();
+  });
+
+  it("keeps a message a backlogged bus holds back, and those after it, tells the client nothing, and sends them in order once the bus caught up", async () => {
+    const bus = newBus();
+    const real = new TurnPublisher(bus, silentLogger);
+    // Holds back the message frames while `backlogged`, and lets the small socket frames through.
+    const backlog = { on: false };
+    const publisher = {
+      publish: (subject: string, data: Uint8Array): PublishOutcome =>
+        backlog.on && data.byteLength > 200 ? "backlogged" : real.publish(subject, data),
+    };
+    const { sent, heartbeats, ws } = await relayedSocket({ bus, publisher });
+    const message = (type: string) => Buffer.from(JSON.stringify({ type, text: "x".repeat(300) }));
+    backlog.on = true;
+    ws.emit("message", message("held"), false);
+    await sleep(5 * HEARTBEAT_MS);
+    expect(sent.size).toBe(0);
+    expect(ws.sent).toEqual([]);
+    // A heartbeat names the last message sent, so the worker does not ask for the held one.
+    expect(heartbeats.length).toBeGreaterThan(0);
+    expect(new Set(heartbeats)).toEqual(new Set([0]));
+    backlog.on = false;
+    ws.emit("message", message("after"), false);
+    // The one after it waited with it: the worker takes messages only in order.
+    await waitFor("both messages to reach the worker", () => sent.size === 2);
+    expect([...sent.keys()]).toEqual([1, 2]);
+    expect(ws.sent).toEqual([]);
     ws.close();
   });
 

@@ -52,7 +52,10 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
   // maxPayload: a larger message closes the socket with 1009 (Message Too Big).
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.WS_MAX_MESSAGE_BYTES });
   const resendBudget = new ResendBudget(deps.config.WS_RESEND_BUFFER_TOTAL_BYTES);
-  const publisher = new TurnPublisher(deps.bus, deps.log, "client frames");
+  const publisher = new TurnPublisher(deps.bus, deps.log, {
+    what: "client frames",
+    maxUnsentBytes: deps.config.WS_RELAY_MAX_UNSENT_BYTES,
+  });
   if (!relayFits(deps.config.WS_MAX_MESSAGE_BYTES, deps.bus.maxPayload())) {
     // Checked here rather than enforced: the limit belongs to the NATS server's configuration.
     deps.log.warn("the bus cannot carry the largest event-socket message; raise NATS max_payload", {

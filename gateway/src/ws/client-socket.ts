@@ -6,11 +6,11 @@ import {
   type ServerFrame,
   ServerFrameSchema,
 } from "@avatar/contracts/pipeline";
-import { type Logger, realtimeSubjects, type TurnPublisher } from "@avatar/runtime";
+import { type Logger, type PublishOutcome, realtimeSubjects, type TurnPublisher } from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import type { RawData, WebSocket } from "ws";
 import { messageFrame } from "./message-frame.js";
-import { type OutboundLimits, OutboundMessages } from "./outbound-messages.js";
+import { type OutboundLimits, OutboundMessages, type Unacknowledged } from "./outbound-messages.js";
 import { ResendPacing } from "./resend-pacing.js";
 import { type Corkable, turnWrites } from "./turn-writes.js";
 
@@ -41,6 +41,8 @@ const OPEN_RETRY_MS = 250;
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** The longest wait between two resends of a window that nobody acknowledges. */
 const MAX_RESEND_INTERVAL_MS = 60_000;
+/** How often a socket whose messages a backlogged bus held back tries them again. */
+const HELD_RETRY_MS = 100;
 /** Close reasons are limited to 123 bytes by the protocol. */
 const MAX_REASON_BYTES = 123;
 
@@ -69,6 +71,12 @@ export class ClientSocket {
   /** The newest ownership epoch seen on the session's frames. */
   private epoch = 0;
   private readonly holdWrites: (() => void) | undefined;
+  /**
+   * The first message a backlogged bus held back (0: none). The worker takes messages only in order,
+   * so the ones after it wait too, and all go out, in order, once the bus takes them (tryHeld).
+   */
+  private heldFrom = 0;
+  private heldRetry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -161,9 +169,13 @@ export class ClientSocket {
       ? data
       : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
     const { seq, dropped } = this.outbound.add(utf8, Date.now());
-    if (!this.publish(this.messageFrame(seq, utf8))) {
-      this.outbound.unsend(seq);
-      this.sendOwnEvent("message_not_relayed", "the message could not be passed on; send it again");
+    if (this.heldFrom === 0) {
+      const outcome = this.publish(this.messageFrame(seq, utf8));
+      if (outcome === "backlogged") this.holdFrom(seq);
+      if (outcome === "refused") {
+        this.outbound.unsend(seq);
+        this.sendOwnEvent("message_not_relayed", "the message could not be passed on; send it again");
+      }
     }
     if (dropped > 0) {
       this.sendOwnEvent(
@@ -184,9 +196,32 @@ export class ClientSocket {
     const now = Date.now();
     if (!this.pacing.mayResend(now)) return;
     this.pacing.resent(now);
-    for (const m of this.outbound.resend(now)) {
-      if (!this.publish(this.messageFrame(m.seq, m.utf8))) return;
+    this.sendFrom(this.outbound.resend(now));
+  }
+
+  /** Messages in order, until the bus holds one back (they wait with it) or refuses it (nothing more now). */
+  private sendFrom(messages: readonly Unacknowledged[]): void {
+    for (const m of messages) {
+      const outcome = this.publish(this.messageFrame(m.seq, m.utf8));
+      if (outcome === "backlogged") this.holdFrom(m.seq);
+      if (outcome !== "queued") return;
     }
+    this.heldFrom = 0;
+  }
+
+  private holdFrom(seq: number): void {
+    this.heldFrom = seq;
+    this.heldRetry ??= setTimeout(() => this.tryHeld(), HELD_RETRY_MS);
+  }
+
+  /** Messages held back never went out: they go now (not paced as a resend is) if the bus takes them. */
+  private tryHeld(): void {
+    this.heldRetry = undefined;
+    if (this.closed || this.heldFrom === 0) return;
+    const now = Date.now();
+    const held = this.outbound.resendFrom(this.heldFrom, now);
+    this.heldFrom = 0;
+    this.sendFrom(held);
   }
 
   private deliver(frame: ServerFrame): void {
@@ -233,19 +268,21 @@ export class ClientSocket {
     clearInterval(this.heartbeat);
     clearInterval(this.ping);
     clearTimeout(this.endTimer);
+    clearTimeout(this.heldRetry);
     this.relay(ConnectionKind.CLOSED);
     void this.subscription?.unsubscribe();
   }
 
   /** A socket frame (OPENED, HEARTBEAT, CLOSED) to the worker. */
-  private relay(connection: ConnectionKind): boolean {
-    return this.publish(this.socketFrame(connection));
+  private relay(connection: ConnectionKind): void {
+    this.publish(this.socketFrame(connection));
   }
 
   private socketFrame(connection: ConnectionKind): Uint8Array {
     return this.frame({
       connection,
-      seq: BigInt(this.outbound.lastSeq),
+      // The last message sent: asking for the ones held back would only bring them back held.
+      seq: BigInt(this.heldFrom === 0 ? this.outbound.lastSeq : this.heldFrom - 1),
       ackedSeq: BigInt(this.outbound.ackedSeq),
     });
   }
@@ -255,11 +292,11 @@ export class ClientSocket {
   }
 
   /**
-   * Publishes a frame to the worker at the end of the turn (the publisher); false when the bus would
-   * refuse it (closed, or the frame too large). One the bus refuses later (it closed in between) stays
-   * unacknowledged, and is sent again as any lost message is.
+   * Publishes a frame to the worker at the end of the turn (the publisher), unless the bus would refuse
+   * it (closed, or the frame too large) or is backlogged. One the bus refuses later (it closed in
+   * between) stays unacknowledged, and is sent again as any lost message is.
    */
-  private publish(frame: Uint8Array): boolean {
+  private publish(frame: Uint8Array): PublishOutcome {
     return this.options.publisher.publish(realtimeSubjects.clientFrames(this.sessionId), frame);
   }
 

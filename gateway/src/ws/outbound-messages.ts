@@ -93,8 +93,14 @@ export class OutboundMessages {
 
   /** Every message not acknowledged, oldest first, marked sent at `now` (to send them again). */
   resend(now: number): Unacknowledged[] {
-    for (const m of this.kept) m.sentAt = now;
-    return [...this.kept];
+    return this.resendFrom(0, now);
+  }
+
+  /** The messages not acknowledged from number `seq` on, oldest first, marked sent at `now`. */
+  resendFrom(seq: number, now: number): Unacknowledged[] {
+    const from = this.kept.filter((m) => m.seq >= seq);
+    for (const m of from) m.sentAt = now;
+    return from;
   }
 
   /** Gives up everything kept (the socket closed): its bytes go back to the shared budget. */

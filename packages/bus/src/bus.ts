@@ -98,6 +98,12 @@ export interface Bus {
   status(): BusStatus;
   /** The largest message the bus carries, in bytes (NATS: the server's max_payload). */
   maxPayload(): number;
+  /**
+   * Bytes published and not yet handed to the network: a NATS client keeps every publish while it is
+   * disconnected, and what a slow server does not read yet. Publishing more only grows this; a
+   * publisher of bulk data bounds it (TurnPublisher). Always 0 in process.
+   */
+  unsentBytes(): number;
 
   /** At-most-once fan-out to current subscribers. */
   publish(subject: string, data: Uint8Array, headers?: BusHeaders): void;

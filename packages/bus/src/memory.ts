@@ -64,6 +64,10 @@ class MemoryBus implements Bus {
     return Number.POSITIVE_INFINITY;
   }
 
+  unsentBytes(): number {
+    return 0;
+  }
+
   publish(subject: string, data: Uint8Array, headers?: BusHeaders): void {
     this.#lifecycle.assertUsable();
     this.#pubsub.publish(subject, data, headers);

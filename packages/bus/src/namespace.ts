@@ -38,6 +38,7 @@ export function withNamespace(bus: Bus, namespace: string): Bus {
     kind: bus.kind,
     status: () => bus.status(),
     maxPayload: () => bus.maxPayload(),
+    unsentBytes: () => bus.unsentBytes(),
     publish: (subject, data, headers) => bus.publish(core(subject), data, headers),
     subscribe: (subject, handler, options) => bus.subscribe(core(subject), (m) => handler(plain(m)), options),
     request: (subject, data, options) => bus.request(core(subject), data, options),

@@ -42,6 +42,7 @@ import { fromNatsHeaders, toNatsHeaders } from "./nats/headers.js";
 import { openNatsKvStore } from "./nats/kv-store.js";
 import { watchStatus } from "./nats/status.js";
 import { bounded, withTimeout } from "./nats/timeout.js";
+import { unsentBytes } from "./nats/unsent-bytes.js";
 
 /** Bound for JetStream work: durable publish, KV operations, consumer and bucket set-up, close's drain. */
 export const DEFAULT_NATS_TIMEOUT_MS = 5_000;
@@ -131,6 +132,10 @@ class NatsBus implements Bus {
 
   maxPayload(): number {
     return this.nc.info?.max_payload ?? NATS_DEFAULT_MAX_PAYLOAD;
+  }
+
+  unsentBytes(): number {
+    return unsentBytes(this.nc);
   }
 
   publish(subject: string, data: Uint8Array, headers?: BusHeaders): void {

@@ -78,6 +78,14 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
       expect(got[0]?.data.length).toBe(size);
     });
 
+    it("holds no unsent bytes once what was published has arrived", async () => {
+      const got: BusMessage[] = [];
+      bus.subscribe(`t.${id}.unsent`, (m) => void got.push(m));
+      for (let i = 0; i < 4; i++) bus.publish(`t.${id}.unsent`, new Uint8Array(64 * 1024));
+      await waitFor("the messages", () => got.length === 4);
+      expect(bus.unsentBytes()).toBe(0);
+    });
+
     describe("publish/subscribe", () => {
       it("fans out to every subscriber with subject, data and headers", async () => {
         const a: BusMessage[] = [];

@@ -94,6 +94,58 @@ describe.skipIf(!available)("nats", () => {
     }
   });
 
+  describe("unsent bytes", () => {
+    // A server of their own: these tests stop it.
+    let own: NatsServerHandle;
+    beforeAll(async () => {
+      own = await startNatsServer();
+    });
+    afterAll(async () => {
+      await own?.stop();
+    });
+    const connectOwn = () =>
+      connectNatsBus({ url: own.url, logger: recordingLogger().logger, timeoutMs: TIMEOUT_MS });
+    const chunk = new Uint8Array(64 * 1024);
+
+    it("counts what is published while the server is away, and nothing once it is written", async () => {
+      const bus = await connectOwn();
+      try {
+        await own.stop({ keepStore: true });
+        await waitFor("status reconnecting", () => bus.status() === "reconnecting");
+        for (let i = 0; i < 16; i++) bus.publish(`unsent.${uniqueId()}`, chunk);
+        expect(bus.unsentBytes()).toBeGreaterThanOrEqual(16 * chunk.byteLength);
+        await own.restart();
+        await waitFor("status connected", () => bus.status() === "connected", 30_000);
+        await waitFor("the kept messages to be written", () => bus.unsentBytes() === 0, 10_000);
+      } finally {
+        await bus.close();
+      }
+    });
+
+    it("counts what a server that does not read leaves in the socket", async () => {
+      const bus = await connectOwn();
+      const pid = own.pid();
+      if (pid === undefined) throw new Error("the server is not running");
+      try {
+        process.kill(pid, "SIGSTOP");
+        // 64 MiB: more than the kernel's buffers of a loopback connection take.
+        for (let i = 0; i < 1024; i++) {
+          bus.publish(`unsent.${uniqueId()}`, chunk);
+          if (i % 64 === 63) await new Promise((r) => setImmediate(r));
+        }
+        await new Promise((r) => setTimeout(r, 50));
+        expect(bus.unsentBytes()).toBeGreaterThan(32 * 1024 * 1024);
+      } finally {
+        process.kill(pid, "SIGCONT");
+      }
+      try {
+        await waitFor("the socket to drain", () => bus.unsentBytes() === 0, 10_000);
+      } finally {
+        await bus.close();
+      }
+    });
+  });
+
   it("createBusFromEnv gives the NATS bus for a URL", async () => {
     const bus = await createBusFromEnv(server.url, { logger: recordingLogger().logger });
     expect(bus.kind).toBe("nats");

@@ -2,37 +2,67 @@ import type { Bus } from "@avatar/bus";
 import type { Logger } from "./log.js";
 
 /**
+ * What became of a message handed to a TurnPublisher: `queued` (it leaves at the end of the turn),
+ * `refused` (the bus will never carry it: it is closed, or the message is larger than it carries) or
+ * `backlogged` (the bus holds more unsent bytes than the publisher's bound: it may take it later).
+ */
+export type PublishOutcome = "queued" | "refused" | "backlogged";
+
+export interface TurnPublisherOptions {
+  /** Names the messages in warnings. */
+  what?: string;
+  /**
+   * The most bytes the bus may hold unsent (Bus.unsentBytes, plus what waits for the end of the turn)
+   * for a message to be taken; unbounded when not given.
+   */
+  maxUnsentBytes?: number;
+}
+
+/**
  * Messages handed to the bus together once per turn of the event loop (setImmediate) rather than each
  * as it is made. The NATS client writes to its socket once for what was published since its last write
  * (a microtask later), and every input a process reads (an audio chunk at a worker, a client message at
  * a gateway) is a turn of its own, so publishing each as it came cost a socket write per input;
  * gathered, what all the inputs read in one turn made leaves in one write. Messages keep their order,
- * and leave before the next turn's input is read. What the bus would refuse now (it is closed, or the
- * message is larger than it carries) is refused at once, so that its caller can say so; what it refuses
- * when the turn ends (it closed in between) is counted in one warning (`what` names the messages).
+ * and leave before the next turn's input is read. What the bus would refuse now is refused at once, so
+ * that its caller can say so; what it refuses when the turn ends (it closed in between) is counted in
+ * one warning.
+ *
+ * With `maxUnsentBytes`, a bus that does not get its messages out (a NATS server that is slow or gone:
+ * the client keeps every publish) makes the publisher turn messages away rather than grow without end.
  */
 export class TurnPublisher {
   private waiting: { subject: string; data: Uint8Array }[] = [];
+  private waitingBytes = 0;
   private scheduled = false;
+  /** Messages turned away since the backlog began, or null while there is none. */
+  private backlogged: number | null = null;
+  private readonly what: string;
+  private readonly maxUnsentBytes: number;
 
   constructor(
-    private readonly bus: Pick<Bus, "publish" | "status" | "maxPayload">,
+    private readonly bus: Pick<Bus, "publish" | "status" | "maxPayload" | "unsentBytes">,
     private readonly log: Logger,
-    private readonly what = "messages",
-  ) {}
+    options: TurnPublisherOptions = {},
+  ) {
+    this.what = options.what ?? "messages";
+    this.maxUnsentBytes = options.maxUnsentBytes ?? Number.POSITIVE_INFINITY;
+  }
 
-  /** Queues the message for the end of the turn; false (nothing queued, a warning) when the bus would refuse it. */
-  publish(subject: string, data: Uint8Array): boolean {
+  /** Queues the message for the end of the turn, unless the bus would refuse it or is backlogged. */
+  publish(subject: string, data: Uint8Array): PublishOutcome {
     const status = this.bus.status();
     if (status === "closed" || data.byteLength > this.bus.maxPayload()) {
       this.log.warn(`${this.what} not published`, { subject, bytes: data.byteLength, status });
-      return false;
+      return "refused";
     }
+    if (this.overBound(data.byteLength)) return "backlogged";
     this.waiting.push({ subject, data });
-    if (this.scheduled) return true;
+    this.waitingBytes += data.byteLength;
+    if (this.scheduled) return "queued";
     this.scheduled = true;
     setImmediate(() => this.flush());
-    return true;
+    return "queued";
   }
 
   /** Publishes what waits now (a process stopping calls it before its bus closes). */
@@ -40,6 +70,7 @@ export class TurnPublisher {
     this.scheduled = false;
     const waiting = this.waiting;
     this.waiting = [];
+    this.waitingBytes = 0;
     let failed = 0;
     let firstError: unknown;
     for (const { subject, data } of waiting) {
@@ -52,5 +83,33 @@ export class TurnPublisher {
     }
     // A closed bus refuses every message alike: one line says so.
     if (failed > 0) this.log.warn(`${this.what} were not published`, { failed, err: firstError });
+  }
+
+  /**
+   * Whether `bytes` more would pass the bound. A backlog lasts until the unsent bytes are down to half
+   * the bound, so that a bus at the bound does not take and refuse in turn; it is reported when it
+   * begins and when it ends.
+   */
+  private overBound(bytes: number): boolean {
+    if (this.maxUnsentBytes === Number.POSITIVE_INFINITY) return false;
+    const unsent = this.bus.unsentBytes() + this.waitingBytes;
+    const bound = this.backlogged === null ? this.maxUnsentBytes : this.maxUnsentBytes / 2;
+    if (unsent + bytes > bound) {
+      if (this.backlogged === null) {
+        this.backlogged = 0;
+        this.log.warn(`${this.what} held back: the bus has too much unsent`, {
+          unsentBytes: unsent,
+          maxUnsentBytes: this.maxUnsentBytes,
+          status: this.bus.status(),
+        });
+      }
+      this.backlogged++;
+      return true;
+    }
+    if (this.backlogged !== null) {
+      this.log.info(`${this.what} taken again: the bus caught up`, { heldBack: this.backlogged });
+      this.backlogged = null;
+    }
+    return false;
   }
 }

@@ -50,6 +50,7 @@ export function meterBus(bus: Bus, service: string, now: () => number = Date.now
     kind: bus.kind,
     status: () => bus.status(),
     maxPayload: () => bus.maxPayload(),
+    unsentBytes: () => bus.unsentBytes(),
     readDurable: (filter, options) => bus.readDurable(filter, options),
     deleteDurable: (seq) => bus.deleteDurable(seq),
     publish(subject, data, headers) {

@@ -46,6 +46,7 @@ export function traceBus(bus: Bus, service: string): Bus {
     kind: bus.kind,
     status: () => bus.status(),
     maxPayload: () => bus.maxPayload(),
+    unsentBytes: () => bus.unsentBytes(),
     readDurable: (filter, options) => bus.readDurable(filter, options),
     deleteDurable: (seq) => bus.deleteDurable(seq),
     publish(subject, data, headers) {

@@ -65,7 +65,7 @@ export class PipelineWorker {
   constructor(private readonly deps: WorkerDeps) {
     this.id = deps.workerId;
     this.events = new SessionEventsWriter(deps.sessions, deps.clock, deps.log);
-    this.outbox = new TurnPublisher(deps.bus, deps.log, "server frames");
+    this.outbox = new TurnPublisher(deps.bus, deps.log, { what: "server frames" });
     this.heartbeatTimer = new Timer(deps.clock);
     this.reconcileTimer = new Timer(deps.clock);
   }
