@@ -1,5 +1,5 @@
 import { ClientFrameSchema, ConnectionKind } from "@avatar/contracts/pipeline";
-import { fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { FRAME_OVERHEAD_BYTES, messageFrame, relayFits } from "../src/ws/message-frame.js";
 
@@ -21,6 +21,37 @@ describe("messageFrame", () => {
       messageFrame("s-1", "c-2", Buffer.from("{}"), { seq: 2 ** 40, ackedSeq: 7 }),
     );
     expect(frame).toMatchObject({ json: "{}", seq: 2n ** 40n, ackedSeq: 7n });
+  });
+
+  it.each([
+    { seq: 0, ackedSeq: 0, json: "{}" },
+    { seq: 1, ackedSeq: 0, json: '{"type":"agent.speak","text":"héllo ✓ 🎤"}' },
+    { seq: 300, ackedSeq: 127, json: `{"audio":"${"A".repeat(70_000)}"}` },
+    { seq: Number.MAX_SAFE_INTEGER, ackedSeq: 2 ** 32, json: "" },
+  ])(
+    "writes the bytes the generated schema writes (seq $seq, acked $ackedSeq)",
+    ({ seq, ackedSeq, json }) => {
+      const sessionId = crypto.randomUUID();
+      const connectionId = crypto.randomUUID();
+      const ours = messageFrame(sessionId, connectionId, Buffer.from(json, "utf8"), { seq, ackedSeq });
+      const theirs = toBinary(
+        ClientFrameSchema,
+        create(ClientFrameSchema, {
+          sessionId,
+          connectionId,
+          json,
+          seq: BigInt(seq),
+          ackedSeq: BigInt(ackedSeq),
+        }),
+      );
+      expect(Buffer.from(ours).equals(Buffer.from(theirs))).toBe(true);
+    },
+  );
+
+  it("refuses a number a frame cannot carry", () => {
+    const message = Buffer.from("{}");
+    expect(() => messageFrame("s", "c", message, { seq: -1, ackedSeq: 0 })).toThrow(RangeError);
+    expect(() => messageFrame("s", "c", message, { seq: 1, ackedSeq: 2 ** 53 })).toThrow(RangeError);
   });
 
   it("adds less than FRAME_OVERHEAD_BYTES around a message, with the longest ids the gateway makes", () => {

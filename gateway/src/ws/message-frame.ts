@@ -1,11 +1,17 @@
-import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import {
+  lengthDelimitedSize,
+  text,
+  varintFieldSize,
+  writeBytesField,
+  writeStringField,
+  writeVarintField,
+} from "@avatar/contracts/wire";
 
 /**
- * A ClientFrame carrying one client message, encoded straight from the bytes the socket received.
- * A proto3 string field is its UTF-8 bytes on the wire, and `ws` has already checked that a text frame
- * is valid UTF-8, so the message is not decoded and encoded again: on a busy gateway that halves the
- * work per audio chunk. Field numbers are those of avatar.pipeline.v1.ClientFrame (the test in
- * gateway/test/message-frame.test.ts decodes the result with the generated schema).
+ * A ClientFrame carrying one client message, encoded straight from the bytes the socket received
+ * (@avatar/contracts/wire). A proto3 string field is its UTF-8 bytes on the wire, and `ws` has already
+ * checked that a text frame is valid UTF-8, so the message is not decoded and encoded again. Field numbers are those of avatar.pipeline.v1.ClientFrame (the test in
+ * gateway/test/message-frame.test.ts compares the result with the generated schema's).
  */
 export function messageFrame(
   sessionId: string,
@@ -13,17 +19,23 @@ export function messageFrame(
   utf8Json: Uint8Array,
   numbering: { seq: number; ackedSeq: number } = { seq: 0, ackedSeq: 0 },
 ): Uint8Array {
-  const writer = new BinaryWriter()
-    .tag(1, WireType.LengthDelimited)
-    .string(sessionId)
-    .tag(2, WireType.LengthDelimited)
-    .string(connectionId)
-    .tag(3, WireType.LengthDelimited)
-    .bytes(utf8Json);
-  // seq (5) and acked_seq (6); proto3 leaves zeros out.
-  if (numbering.seq > 0) writer.tag(5, WireType.Varint).uint64(numbering.seq);
-  if (numbering.ackedSeq > 0) writer.tag(6, WireType.Varint).uint64(numbering.ackedSeq);
-  return writer.finish();
+  const session = text(sessionId);
+  const connection = text(connectionId);
+  const size =
+    lengthDelimitedSize(session.bytes) +
+    lengthDelimitedSize(connection.bytes) +
+    lengthDelimitedSize(utf8Json.length) +
+    varintFieldSize(numbering.seq) +
+    varintFieldSize(numbering.ackedSeq);
+  const out = Buffer.allocUnsafe(size);
+  let at = writeStringField(out, 0, 1, session);
+  at = writeStringField(out, at, 2, connection);
+  at = writeBytesField(out, at, 3, utf8Json);
+  // seq (5) and acked_seq (6)
+  at = writeVarintField(out, at, 5, numbering.seq);
+  at = writeVarintField(out, at, 6, numbering.ackedSeq);
+  if (at !== size) throw new Error(`ClientFrame: wrote ${at} bytes of ${size}`);
+  return out;
 }
 
 /**
