@@ -188,11 +188,11 @@ describe("ClientSocket relaying", () => {
   it("keeps a message a backlogged bus holds back, and those after it, tells the client nothing, and sends them in order once the bus caught up", async () => {
     const bus = newBus();
     const real = new TurnPublisher(bus, silentLogger);
-    // Holds back the message frames while `backlogged`, and lets the small socket frames through.
+    // Holds back all but control frames while `backlogged`, as a TurnPublisher past its bound does.
     const backlog = { on: false };
     const publisher = {
-      publish: (subject: string, data: Uint8Array): PublishOutcome =>
-        backlog.on && data.byteLength > 200 ? "backlogged" : real.publish(subject, data),
+      publish: (subject: string, data: Uint8Array, options?: { control?: boolean }): PublishOutcome =>
+        backlog.on && !options?.control ? "backlogged" : real.publish(subject, data),
     };
     const { sent, heartbeats, ws } = await relayedSocket({ bus, publisher });
     const message = (type: string) => Buffer.from(JSON.stringify({ type, text: "x".repeat(300) }));

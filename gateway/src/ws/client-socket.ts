@@ -273,9 +273,9 @@ export class ClientSocket {
     void this.subscription?.unsubscribe();
   }
 
-  /** A socket frame (OPENED, HEARTBEAT, CLOSED) to the worker. */
+  /** A socket frame (OPENED, HEARTBEAT, CLOSED) to the worker: small, and not held back by a backlog. */
   private relay(connection: ConnectionKind): void {
-    this.publish(this.socketFrame(connection));
+    this.publish(this.socketFrame(connection), { control: true });
   }
 
   private socketFrame(connection: ConnectionKind): Uint8Array {
@@ -296,8 +296,8 @@ export class ClientSocket {
    * it (closed, or the frame too large) or is backlogged. One the bus refuses later (it closed in
    * between) stays unacknowledged, and is sent again as any lost message is.
    */
-  private publish(frame: Uint8Array): PublishOutcome {
-    return this.options.publisher.publish(realtimeSubjects.clientFrames(this.sessionId), frame);
+  private publish(frame: Uint8Array, options?: { control?: boolean }): PublishOutcome {
+    return this.options.publisher.publish(realtimeSubjects.clientFrames(this.sessionId), frame, options);
   }
 
   private frame(fields: MessageInitShape<typeof ClientFrameSchema>): Uint8Array {

@@ -49,14 +49,18 @@ export class TurnPublisher {
     this.maxUnsentBytes = options.maxUnsentBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Queues the message for the end of the turn, unless the bus would refuse it or is backlogged. */
-  publish(subject: string, data: Uint8Array): PublishOutcome {
+  /**
+   * Queues the message for the end of the turn, unless the bus would refuse it or is backlogged. A
+   * `control` message (small, and saying that something is still alive: a socket's heartbeat) is never
+   * held back.
+   */
+  publish(subject: string, data: Uint8Array, options: { control?: boolean } = {}): PublishOutcome {
     const status = this.bus.status();
     if (status === "closed" || data.byteLength > this.bus.maxPayload()) {
       this.log.warn(`${this.what} not published`, { subject, bytes: data.byteLength, status });
       return "refused";
     }
-    if (this.overBound(data.byteLength)) return "backlogged";
+    if (!options.control && this.overBound(data.byteLength)) return "backlogged";
     this.waiting.push({ subject, data });
     this.waitingBytes += data.byteLength;
     if (this.scheduled) return "queued";

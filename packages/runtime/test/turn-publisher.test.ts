@@ -118,6 +118,16 @@ describe("TurnPublisher", () => {
     ]);
   });
 
+  it("never holds back a control message", async () => {
+    const bus = recordingBus();
+    const outbox = new TurnPublisher(bus, collectingLogger().log, { maxUnsentBytes: 10 });
+    bus.unsent = 50;
+    expect(outbox.publish("rt.a.out", frame(1))).toBe("backlogged");
+    expect(outbox.publish("rt.a.out", frame(2), { control: true })).toBe("queued");
+    await nextTurn();
+    expect(bus.published).toEqual(["rt.a.out:2"]);
+  });
+
   it("holds nothing back without a bound", () => {
     const bus = recordingBus();
     bus.unsent = Number.MAX_SAFE_INTEGER;
