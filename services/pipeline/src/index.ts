@@ -55,7 +55,9 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
   const workerId = settings.PIPELINE_WORKER_ID ?? `${hostname()}-${crypto.randomUUID().slice(0, 8)}`;
   const log = deps.log.child({ workerId });
   const providers = options.providers ?? sessionProviders({ clients: deps.clients, env: deps.env, log });
-  const lite = options.modes?.LITE ?? liteMode(providers, clock);
+  const lite =
+    options.modes?.LITE ??
+    liteMode(providers, { maxBufferedMs: settings.PIPELINE_LITE_MAX_BUFFERED_MS }, clock);
   const full = options.modes?.FULL ?? createFullMode({ providers, clients: deps.clients, env: deps.env });
   const modeFor = (config: SessionConfig) => (config.mode === SessionMode.LITE ? lite : full);
   const transportA = TransportAPublishing.fromEnv(deps.env, log, () => clock.now());

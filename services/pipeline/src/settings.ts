@@ -29,6 +29,11 @@ export const pipelineSettings = {
    * anyway (a session not handed over moves when its lease runs out).
    */
   PIPELINE_DRAIN_TIMEOUT_MS: env.int({ default: 5_000, min: 10, max: 600_000 }),
+  /**
+   * The most client audio a LITE session buffers ahead of its playout (ms); a chunk past it gets an
+   * `audio_buffer_full` error. 24 kHz 16-bit audio is 48 KB a second: 60 s is ~2.9 MB a session.
+   */
+  PIPELINE_LITE_MAX_BUFFERED_MS: env.int({ default: 60_000, min: 1_000, max: 3_600_000 }),
   /** The avatar's video and voice for WHEP viewers; off, sessions run with their events only. */
   PIPELINE_MEDIA: env.bool({ default: true }),
 };

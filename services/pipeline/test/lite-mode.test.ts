@@ -18,7 +18,11 @@ import { ManualClock } from "./manual-clock.js";
 import { RecordingOutput } from "./recording-output.js";
 
 /** A LITE mode on a hand-moved clock, with the events it sends written down. */
-function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversation?: FakeConversation) {
+function rig(
+  config: MessageInitShape<typeof SessionConfigSchema> = {},
+  conversation?: FakeConversation,
+  maxBufferedMs = 60_000,
+) {
   const clock = new ManualClock();
   const t0 = clock.now();
   const sent: (ServerEventInput & { at: number; to?: string })[] = [];
@@ -59,7 +63,7 @@ function rig(config: MessageInitShape<typeof SessionConfigSchema> = {}, conversa
     conversation: async () =>
       conversation ? { provider: conversation.provider, options: { apiKey: "k", agentId: "a" } } : null,
   };
-  const mode = liteMode(() => providers, clock)(ctx) as ModeHandler;
+  const mode = liteMode(() => providers, { maxBufferedMs }, clock)(ctx) as ModeHandler;
   let n = 0;
   const event = (type: string, payload: Record<string, unknown> = {}, eventId: string | null = null) =>
     mode.handle({ type, eventId, payload: { type, ...payload }, connectionId: "c1" });
@@ -92,6 +96,49 @@ describe("LITE mode", () => {
     ).toEqual([
       ["idle", "talking"],
       ["talking", "idle"],
+    ]);
+  });
+
+  it("refuses a chunk that would buffer more than the bound ahead of the playout, and takes one as the buffer plays", () => {
+    const { clock, event, types, sent } = rig({}, undefined, 2_000);
+    event("agent.speak", { audio: audio(1500) }, "u1");
+    event("agent.speak", { audio: audio(600) }, "c2");
+    clock.advance(200);
+    // 1,300 ms left to play: 600 more fit.
+    event("agent.speak", { audio: audio(600) }, "c3");
+    // 1,900 buffered: the trailing chunk of speak_end does not fit, and the whole event is refused.
+    event("agent.speak_end", { audio: audio(200) }, "end1");
+    expect(types()).toEqual([
+      "0 agent.audio_buffer_appended u1",
+      "0 agent.speak_started u1",
+      "0 agent.state_updated",
+      "0 error c2",
+      "200 agent.audio_buffer_appended c3",
+      "200 error end1",
+    ]);
+    const errors = sent
+      .filter((e) => e.type === "error")
+      .map((e) => e.error as { type: string; message: string });
+    expect(errors.map((e) => e.type)).toEqual(["audio_buffer_full", "audio_buffer_full"]);
+    expect(errors[0]?.message).toBe(
+      "agent.speak: 1.5 s of audio wait to play, and a session buffers at most 2 s; send this chunk again as they play",
+    );
+    clock.advance(100);
+    event("agent.speak_end", { audio: audio(200) }, "end2");
+    expect(types().slice(6)).toEqual([
+      "300 agent.audio_buffer_appended end2",
+      "300 agent.audio_buffer_committed end2",
+    ]);
+  });
+
+  it("counts the utterances queued behind the playing one towards the bound", () => {
+    const { event, types } = rig({}, undefined, 2_000);
+    event("agent.speak_end", { audio: audio(1000) }, "u1");
+    event("agent.speak", { audio: audio(800) }, "u2");
+    event("agent.speak", { audio: audio(300) }, "c3");
+    expect(types().filter((t) => t.includes("c3") || t.includes("u2"))).toEqual([
+      "0 agent.audio_buffer_appended u2",
+      "0 error c3",
     ]);
   });
 

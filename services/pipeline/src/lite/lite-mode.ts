@@ -5,11 +5,19 @@ import type { ClientEvent, ModeFactory, ModeHandler, SessionContext } from "../r
 import type { Turn } from "../realtime/turn-metrics.js";
 import { AgentState } from "./agent-state.js";
 import { ConversationLink } from "./conversation-link.js";
-import { checkAudio } from "./pcm.js";
+import { checkAudio, durationMs } from "./pcm.js";
 import { type Utterance, UtteranceQueue } from "./utterances.js";
 
 /** Agent audio that pauses this long ends the agent's utterance when its provider marks no turn end. */
 const AGENT_TURN_GAP_MS = 700;
+
+export interface LiteModeOptions {
+  /**
+   * The most client audio (ms) a session buffers ahead of its playout; a chunk past it is refused
+   * (PIPELINE_LITE_MAX_BUFFERED_MS).
+   */
+  maxBufferedMs: number;
+}
 
 /**
  * LITE mode (contract section 6): the client streams the avatar's speech (`agent.speak` chunks up to
@@ -21,8 +29,12 @@ const AGENT_TURN_GAP_MS = 700;
  * realtime) also runs that conversation: the agent's audio plays as agent utterances with the same
  * events, and `user.audio` carries the caller's microphone to it.
  */
-export function liteMode(providers: SessionProvidersFactory, clock: Clock = systemClock): ModeFactory {
-  return (ctx) => new LiteMode(ctx, providers, clock);
+export function liteMode(
+  providers: SessionProvidersFactory,
+  options: LiteModeOptions,
+  clock: Clock = systemClock,
+): ModeFactory {
+  return (ctx) => new LiteMode(ctx, providers, options, clock);
 }
 
 class LiteMode implements ModeHandler {
@@ -38,6 +50,7 @@ class LiteMode implements ModeHandler {
   constructor(
     private readonly ctx: SessionContext,
     providers: SessionProvidersFactory,
+    private readonly options: LiteModeOptions,
     clock: Clock,
   ) {
     const lite = ctx.config.lite;
@@ -138,6 +151,7 @@ class LiteMode implements ModeHandler {
       this.refuse(event, "invalid_audio", `agent.speak: ${audio.message}`);
       return;
     }
+    if (this.bufferFull(event, audio.pcm)) return;
     this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
     this.utterances.append("client", audio.pcm, () => event.eventId ?? crypto.randomUUID());
   }
@@ -151,11 +165,29 @@ class LiteMode implements ModeHandler {
         this.refuse(event, "invalid_audio", `agent.speak_end: ${audio.message}`);
         return;
       }
+      if (this.bufferFull(event, audio.pcm)) return;
       this.ctx.send({ type: "agent.audio_buffer_appended", sourceEventId: event.eventId });
       this.utterances.append("client", audio.pcm, () => event.eventId ?? crypto.randomUUID());
     }
     this.ctx.send({ type: "agent.audio_buffer_committed", sourceEventId: event.eventId });
     this.utterances.commit("client");
+  }
+
+  /**
+   * Whether the chunk would take the audio waiting to play past the bound: a client that sends faster
+   * than real time (a synthesizer's output passed on as it comes) gets ahead by as much, and no more.
+   * The chunk is refused whole (no audio_buffer_appended), and the client may send it again as the
+   * buffer plays.
+   */
+  private bufferFull(event: ClientEvent, pcm: Uint8Array): boolean {
+    const buffered = this.utterances.bufferedMs;
+    if (buffered + durationMs(pcm.length) <= this.options.maxBufferedMs) return false;
+    this.refuse(
+      event,
+      "audio_buffer_full",
+      `${event.type}: ${(buffered / 1000).toFixed(1)} s of audio wait to play, and a session buffers at most ${this.options.maxBufferedMs / 1000} s; send this chunk again as they play`,
+    );
+    return true;
   }
 
   /** Everything buffered goes: the playing utterance is interrupted, the buffer reported cleared. */

@@ -60,6 +60,13 @@ export class UtteranceQueue {
     return this.queue[0]?.started ?? false;
   }
 
+  /** Audio buffered and not yet played, ms: what the playing utterance has left, and the queued ones'. */
+  get bufferedMs(): number {
+    let ms = 0;
+    for (const u of this.queue) ms += u.started ? this.playout.remainingMs : u.queuedMs;
+    return ms;
+  }
+
   /** The utterance `source` is adding to, if any. */
   openUtterance(source: Source): Utterance | undefined {
     return this.open.get(source);
