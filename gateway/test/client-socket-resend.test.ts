@@ -47,7 +47,7 @@ const newBus = () => {
 async function relayedSocket(
   options: {
     bus?: Bus;
-    publisher?: Pick<TurnPublisher, "publish">;
+    publisher?: Pick<TurnPublisher, "publish" | "wouldHoldBack">;
     sessionId?: string;
     transport?: Corkable;
   } = {},
@@ -193,6 +193,7 @@ describe("ClientSocket relaying", () => {
     const publisher = {
       publish: (subject: string, data: Uint8Array, options?: { control?: boolean }): PublishOutcome =>
         backlog.on && !options?.control ? "backlogged" : real.publish(subject, data),
+      wouldHoldBack: () => backlog.on,
     };
     const { sent, heartbeats, ws } = await relayedSocket({ bus, publisher });
     const message = (type: string) => Buffer.from(JSON.stringify({ type, text: "x".repeat(300) }));

@@ -29,7 +29,7 @@ export interface ClientSocketOptions {
    * Hands the frames for the workers to the bus once per turn: the gateway's sockets share one, so that
    * the messages of all the clients read in one turn leave in one write to NATS.
    */
-  publisher: Pick<TurnPublisher, "publish">;
+  publisher: Pick<TurnPublisher, "publish" | "wouldHoldBack">;
 }
 
 /** One OPENED request waits at most this long; the socket asks again until openTimeoutMs. */
@@ -218,6 +218,12 @@ export class ClientSocket {
   private tryHeld(): void {
     this.heldRetry = undefined;
     if (this.closed || this.heldFrom === 0) return;
+    // Not a frame built for nothing while the bus is still behind (each copies its message).
+    const first = this.outbound.firstFrom(this.heldFrom);
+    if (first && this.options.publisher.wouldHoldBack(first.utf8.length)) {
+      this.holdFrom(this.heldFrom);
+      return;
+    }
     const now = Date.now();
     const held = this.outbound.resendFrom(this.heldFrom, now);
     this.heldFrom = 0;

@@ -96,6 +96,11 @@ export class OutboundMessages {
     return this.resendFrom(0, now);
   }
 
+  /** The first message not acknowledged numbered `seq` or later. */
+  firstFrom(seq: number): Unacknowledged | undefined {
+    return this.kept.find((m) => m.seq >= seq);
+  }
+
   /** The messages not acknowledged from number `seq` on, oldest first, marked sent at `now`. */
   resendFrom(seq: number, now: number): Unacknowledged[] {
     const from = this.kept.filter((m) => m.seq >= seq);

@@ -69,6 +69,16 @@ export class TurnPublisher {
     return "queued";
   }
 
+  /**
+   * Whether a message of `bytes` would be held back now: a caller with much to send (messages held back
+   * before) asks before it builds them.
+   */
+  wouldHoldBack(bytes: number): boolean {
+    if (this.maxUnsentBytes === Number.POSITIVE_INFINITY) return false;
+    const bound = this.backlogged === null ? this.maxUnsentBytes : this.maxUnsentBytes / 2;
+    return this.bus.unsentBytes() + this.waitingBytes + bytes > bound;
+  }
+
   /** Publishes what waits now (a process stopping calls it before its bus closes). */
   flush(): void {
     this.scheduled = false;
@@ -95,11 +105,9 @@ export class TurnPublisher {
    * begins and when it ends.
    */
   private overBound(bytes: number): boolean {
-    if (this.maxUnsentBytes === Number.POSITIVE_INFINITY) return false;
-    const unsent = this.bus.unsentBytes() + this.waitingBytes;
-    const bound = this.backlogged === null ? this.maxUnsentBytes : this.maxUnsentBytes / 2;
-    if (unsent + bytes > bound) {
+    if (this.wouldHoldBack(bytes)) {
       if (this.backlogged === null) {
+        const unsent = this.bus.unsentBytes() + this.waitingBytes;
         this.backlogged = 0;
         this.log.warn(`${this.what} held back: the bus has too much unsent`, {
           unsentBytes: unsent,

@@ -102,8 +102,11 @@ describe("TurnPublisher", () => {
     await nextTurn();
     expect(bus.published).toEqual(["rt.a.out:1"]);
     bus.unsent = 5;
+    expect(outbox.wouldHoldBack(1)).toBe(true);
     expect(outbox.publish("rt.a.out", new Uint8Array([4]))).toBe("backlogged");
     bus.unsent = 4;
+    expect(outbox.wouldHoldBack(1)).toBe(false);
+    expect(outbox.wouldHoldBack(2)).toBe(true);
     expect(outbox.publish("rt.a.out", new Uint8Array([5]))).toBe("queued");
     await nextTurn();
     expect(bus.published).toEqual(["rt.a.out:1", "rt.a.out:5"]);
@@ -131,6 +134,8 @@ describe("TurnPublisher", () => {
   it("holds nothing back without a bound", () => {
     const bus = recordingBus();
     bus.unsent = Number.MAX_SAFE_INTEGER;
-    expect(new TurnPublisher(bus, collectingLogger().log).publish("rt.a.out", frame(1))).toBe("queued");
+    const outbox = new TurnPublisher(bus, collectingLogger().log);
+    expect(outbox.wouldHoldBack(1)).toBe(false);
+    expect(outbox.publish("rt.a.out", frame(1))).toBe("queued");
   });
 });
