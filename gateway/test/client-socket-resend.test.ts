@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { type Bus, createMemoryBus } from "@avatar/bus";
 import { ClientFrameSchema, ConnectionKind, ServerFrameSchema } from "@avatar/contracts/pipeline";
-import { type PublishOutcome, realtimeSubjects, silentLogger, TurnPublisher } from "@avatar/runtime";
+import { realtimeSubjects, silentLogger, TurnPublisher } from "@avatar/runtime";
 import { nextTurn, waitFor } from "@avatar/testkit";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
@@ -45,12 +45,7 @@ const newBus = () => {
  * answers the socket's OPENED) but acknowledges nothing itself; `sent` counts the copies of each message.
  */
 async function relayedSocket(
-  options: {
-    bus?: Bus;
-    publisher?: Pick<TurnPublisher, "publish" | "wouldHoldBack">;
-    sessionId?: string;
-    transport?: Corkable;
-  } = {},
+  options: { bus?: Bus; publisher?: TurnPublisher; sessionId?: string; transport?: Corkable } = {},
 ) {
   const bus = options.bus ?? newBus();
   const sessionId = options.sessionId ?? randomUUID();
@@ -129,11 +124,11 @@ describe("ClientSocket resends", () => {
   });
 });
 
-/** `bus`, carrying messages of at most `bytes`. */
-function carryingAtMost(bus: Bus, bytes: number): Bus {
+/** `bus`, with some of its answers replaced (how much it carries, what it holds unsent). */
+function overriding(bus: Bus, answers: Partial<Pick<Bus, "maxPayload" | "unsentBytes">>): Bus {
   return new Proxy(bus, {
     get: (target, key) => {
-      if (key === "maxPayload") return () => bytes;
+      if (key in answers) return answers[key as keyof typeof answers];
       const value = Reflect.get(target, key);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -176,7 +171,7 @@ describe("ClientSocket relaying", () => {
   });
 
   it("refuses at once a message the bus cannot carry: the client is told, and the next takes its number", async () => {
-    const { sent, ws } = await relayedSocket({ bus: carryingAtMost(newBus(), 400) });
+    const { sent, ws } = await relayedSocket({ bus: overriding(newBus(), { maxPayload: () => 400 }) });
     ws.emit("message", Buffer.from(`{"type":"big","text":"${"x".repeat(500)}"}`), false);
     expect(ws.sent.map((text) => JSON.parse(text).error?.type)).toEqual(["message_not_relayed"]);
     ws.emit("message", Buffer.from('{"type":"small"}'), false);
@@ -185,19 +180,14 @@ describe("ClientSocket relaying", () => {
     ws.close();
   });
 
-  it("keeps a message a backlogged bus holds back, and those after it, tells the client nothing, and sends them in order once the bus caught up", async () => {
-    const bus = newBus();
-    const real = new TurnPublisher(bus, silentLogger);
-    // Holds back all but control frames while `backlogged`, as a TurnPublisher past its bound does.
-    const backlog = { on: false };
-    const publisher = {
-      publish: (subject: string, data: Uint8Array, options?: { control?: boolean }): PublishOutcome =>
-        backlog.on && !options?.control ? "backlogged" : real.publish(subject, data),
-      wouldHoldBack: () => backlog.on,
-    };
+  it("keeps a message a backlogged bus holds back, and those after it, tells the client nothing, lets heartbeats through, and sends them in order once the bus is down to half its bound", async () => {
+    // A bus whose connection holds `backlog.bytes` unsent, and a publisher bounded at 100 kB.
+    const backlog = { bytes: 0 };
+    const bus = overriding(newBus(), { unsentBytes: () => backlog.bytes });
+    const publisher = new TurnPublisher(bus, silentLogger, { maxUnsentBytes: 100_000 });
     const { sent, heartbeats, ws } = await relayedSocket({ bus, publisher });
     const message = (type: string) => Buffer.from(JSON.stringify({ type, text: "x".repeat(300) }));
-    backlog.on = true;
+    backlog.bytes = 150_000;
     ws.emit("message", message("held"), false);
     await sleep(5 * HEARTBEAT_MS);
     expect(sent.size).toBe(0);
@@ -205,11 +195,16 @@ describe("ClientSocket relaying", () => {
     // A heartbeat names the last message sent, so the worker does not ask for the held one.
     expect(heartbeats.length).toBeGreaterThan(0);
     expect(new Set(heartbeats)).toEqual(new Set([0]));
-    backlog.on = false;
+    // Under the bound but above half of it: the backlog lasts.
+    backlog.bytes = 60_000;
+    ws.emit("message", message("still held"), false);
+    await sleep(3 * HEARTBEAT_MS);
+    expect(sent.size).toBe(0);
+    backlog.bytes = 0;
     ws.emit("message", message("after"), false);
     // The one after it waited with it: the worker takes messages only in order.
-    await waitFor("both messages to reach the worker", () => sent.size === 2);
-    expect([...sent.keys()]).toEqual([1, 2]);
+    await waitFor("the three messages to reach the worker", () => sent.size === 3);
+    expect([...sent.keys()]).toEqual([1, 2, 3]);
     expect(ws.sent).toEqual([]);
     ws.close();
   });
