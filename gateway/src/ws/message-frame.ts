@@ -10,8 +10,9 @@ import {
 /**
  * A ClientFrame carrying one client message, encoded straight from the bytes the socket received
  * (@avatar/contracts/wire). A proto3 string field is its UTF-8 bytes on the wire, and `ws` has already
- * checked that a text frame is valid UTF-8, so the message is not decoded and encoded again. Field numbers are those of avatar.pipeline.v1.ClientFrame (the test in
- * gateway/test/message-frame.test.ts compares the result with the generated schema's).
+ * checked that a text frame is valid UTF-8, so the message is not decoded and encoded again. Field
+ * numbers are those of avatar.pipeline.v1.ClientFrame (the test in gateway/test/message-frame.test.ts
+ * compares the result with the generated schema's).
  */
 export function messageFrame(
   sessionId: string,

@@ -131,6 +131,24 @@ describe("LITE mode", () => {
     ]);
   });
 
+  it("has room again once the buffered audio is interrupted, or has played", () => {
+    const { clock, event, types } = rig({}, undefined, 2_000);
+    event("agent.speak", { audio: audio(2000) }, "u1");
+    event("agent.speak", { audio: audio(100) }, "full1");
+    event("agent.interrupt", {}, "stop");
+    event("agent.speak_end", { audio: audio(2000) }, "u2");
+    event("agent.speak", { audio: audio(100) }, "full2");
+    clock.advance(2000);
+    event("agent.speak", { audio: audio(2000) }, "u3");
+    expect(types().filter((t) => /appended|error/.test(t))).toEqual([
+      "0 agent.audio_buffer_appended u1",
+      "0 error full1",
+      "0 agent.audio_buffer_appended u2",
+      "0 error full2",
+      "2000 agent.audio_buffer_appended u3",
+    ]);
+  });
+
   it("counts the utterances queued behind the playing one towards the bound", () => {
     const { event, types } = rig({}, undefined, 2_000);
     event("agent.speak_end", { audio: audio(1000) }, "u1");
