@@ -29,6 +29,7 @@ export async function build(
   const settings = readMintSettings(deps.env);
   const signer = new SessionTokenSigner(deps.db, sealerFromEnv("tokens", deps.env, deps.log), {
     ...(options.now ? { now: options.now } : {}),
+    presign: { poolSize: settings.presignatures, log: deps.log },
   });
   await signer.ensureKey();
   const spaces = cachedSpaces(deps.db, deps.bus);
@@ -50,6 +51,7 @@ export async function build(
   });
   return {
     name: "tokens",
+    stop: () => signer.close(),
     routes: (router) =>
       router.service(TokensService, { ...tokensAdminService(deps.db, signer, spaces, deps.bus), ...mint }),
   };

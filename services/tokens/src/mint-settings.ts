@@ -11,12 +11,16 @@ export const mintSettingsSpec = {
   SESSION_TOKEN_GRACE_SECONDS: env.int({ default: 300, min: 0 }),
   /** Sandbox sessions run at most this long, whatever was asked. */
   SESSION_SANDBOX_MAX_DURATION_MS: env.int({ default: 60_000, min: 100, max: 3_600_000 }),
+  /** ES256 presignatures kept ready by a thread of their own (presign/presigner.ts); 0 signs on the main thread. */
+  SESSION_TOKEN_PRESIGNATURES: env.int({ default: 1024, min: 0, max: 65_536 }),
 };
 
 export interface MintSettings {
   startWindowSeconds: number;
   tokenGraceSeconds: number;
   sandboxMaxSeconds: number;
+  /** The presignature pool (SESSION_TOKEN_PRESIGNATURES). */
+  presignatures: number;
 }
 
 export function readMintSettings(source: Env): MintSettings {
@@ -25,6 +29,7 @@ export function readMintSettings(source: Env): MintSettings {
     startWindowSeconds: Math.ceil(c.SESSION_START_TIMEOUT_MS / 1000),
     tokenGraceSeconds: c.SESSION_TOKEN_GRACE_SECONDS,
     sandboxMaxSeconds: Math.max(1, Math.ceil(c.SESSION_SANDBOX_MAX_DURATION_MS / 1000)),
+    presignatures: c.SESSION_TOKEN_PRESIGNATURES,
   };
 }
 
@@ -32,4 +37,5 @@ export const defaultMintSettings: MintSettings = {
   startWindowSeconds: 600,
   tokenGraceSeconds: 300,
   sandboxMaxSeconds: 60,
+  presignatures: 0,
 };

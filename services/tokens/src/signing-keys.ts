@@ -1,4 +1,4 @@
-import { createPrivateKey, randomUUID } from "node:crypto";
+import { createPrivateKey, type KeyObject, randomUUID } from "node:crypto";
 import {
   SESSION_TOKEN_ALG,
   SESSION_TOKEN_AUDIENCE,
@@ -8,6 +8,7 @@ import {
 } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import { compactJws, jwsHeader } from "./jws.js";
+import { Es256Presigner, type PresignerOptions } from "./presign/presigner.js";
 import * as repo from "./repository.js";
 import type { SigningKeyRow, TokensDatabase } from "./schema.js";
 import { signatureAlgorithm } from "./signature-algorithms.js";
@@ -46,6 +47,11 @@ export interface SignerOptions {
    * at a time is judged at that time.
    */
   now?: () => number;
+  /**
+   * ES256 keys sign from presignatures made ahead on a thread of their own (presign/presigner.ts);
+   * absent, or a pool of 0, signs with crypto.sign alone.
+   */
+  presign?: PresignerOptions;
 }
 
 /** Signs session tokens with the current key; creates the first key when there is none. */
@@ -54,15 +60,28 @@ export class SessionTokenSigner {
     | { row: SigningKeyRow; signature: (input: Buffer) => Buffer; header: string; checkedAt: number }
     | undefined;
   private readonly refreshMs: number;
+  private presigner: Es256Presigner | undefined;
   readonly now: () => number;
 
   constructor(
     private readonly db: Kysely<TokensDatabase>,
     private readonly sealer: Sealer,
-    options: SignerOptions = {},
+    private readonly options: SignerOptions = {},
   ) {
     this.refreshMs = options.refreshMs ?? CURRENT_KEY_REFRESH_MS;
     this.now = options.now ?? Date.now;
+  }
+
+  /** The current key's presigner's signatures so far and presignatures ready; undefined when it has none. */
+  get presigning(): { presigned: number; direct: number; ready: number } | undefined {
+    const p = this.presigner;
+    return p && { ...p.counts, ready: p.ready };
+  }
+
+  /** Stops the presigning thread, if one runs. */
+  async close(): Promise<void> {
+    await this.presigner?.close();
+    this.presigner = undefined;
   }
 
   async ensureKey(): Promise<SigningKeyRow> {
@@ -108,9 +127,22 @@ export class SessionTokenSigner {
       const jwk = JSON.parse(this.sealer.open(row.private_jwk_sealed, sealContext(row.kid)));
       const header = jwsHeader(row.alg, row.kid);
       const key = createPrivateKey({ key: jwk, format: "jwk" });
-      const { sign } = signatureAlgorithm(row.alg);
-      this.cached = { row, signature: (input) => sign(input, key), header, checkedAt: now };
+      this.cached = { row, signature: this.signatureFor(row.alg, key), header, checkedAt: now };
     }
     return this.cached;
+  }
+
+  /** How the current key signs: from presignatures when it is ES256 and a pool is set. */
+  private signatureFor(alg: string, key: KeyObject): (input: Buffer) => Buffer {
+    void this.presigner?.close();
+    this.presigner = undefined;
+    const presign = this.options.presign;
+    if (alg === "ES256" && presign && presign.poolSize > 0) {
+      const presigner = new Es256Presigner(key, presign);
+      this.presigner = presigner;
+      return (input) => presigner.sign(input);
+    }
+    const { sign } = signatureAlgorithm(alg);
+    return (input) => sign(input, key);
   }
 }

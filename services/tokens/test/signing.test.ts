@@ -1,7 +1,12 @@
 import { createMemoryBus } from "@avatar/bus";
 import { SessionMode } from "@avatar/contracts/common";
 import { type GetSigningKeysResponse, TokensService } from "@avatar/contracts/tokens";
-import { InvalidSessionTokenError, SESSION_TOKEN_ISSUER, verifySessionToken } from "@avatar/runtime";
+import {
+  InvalidSessionTokenError,
+  SESSION_TOKEN_ISSUER,
+  silentLogger,
+  verifySessionToken,
+} from "@avatar/runtime";
 import { callDirectly } from "@avatar/testkit";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
@@ -148,6 +153,36 @@ describe("SessionTokenSigner", () => {
     const keys = keySet(listed);
     expect((await verifySessionToken(before, keys, new Date())).sub).toBe(sessionClaims().sub);
     expect((await verifySessionToken(after, keys, new Date())).sub).toBe(sessionClaims().sub);
+  });
+
+  it("with presignatures signs from its pool once it is ready, and a rotation starts a pool of the new key", async () => {
+    const presigning = newSigner(t.db, sealer, { presign: { poolSize: 8, log: silentLogger } });
+    const verified = async (token: string) =>
+      (await verifySessionToken(token, keySet(await service().getSigningKeys()), new Date())).sub;
+    const pooled = async () => {
+      await waitFor("presignatures", () => (presigning.presigning?.ready ?? 0) > 0);
+      return presigning.sign(sessionClaims());
+    };
+    try {
+      const first = await presigning.sign(sessionClaims());
+      const second = await pooled();
+      expect(presigning.presigning).toMatchObject({ presigned: 1, direct: 1 });
+      expect(await verified(first)).toBe(sessionClaims().sub);
+      expect(await verified(second)).toBe(sessionClaims().sub);
+
+      const rotated = await presigning.rotate();
+      const afterRotation = await presigning.sign(sessionClaims());
+      expect(presigning.presigning).toMatchObject({ presigned: 0, direct: 1 });
+      const pooledAfterRotation = await pooled();
+      expect(presigning.presigning).toMatchObject({ presigned: 1, direct: 1 });
+      for (const token of [afterRotation, pooledAfterRotation]) {
+        expect(kidOf(token)).toBe(rotated.kid);
+        expect(await verified(token)).toBe(sessionClaims().sub);
+      }
+    } finally {
+      await presigning.close();
+    }
+    expect(presigning.presigning).toBeUndefined();
   });
 
   it("keeps signing with an EdDSA key made before ES256 until a rotation moves it to ES256", async () => {

@@ -22,9 +22,11 @@ const ESPEAK_WORKER = [
 const RUNTIME_IMPORTS = ["@echogarden/espeak-ng-emscripten", "@ffmpeg-installer/ffmpeg"];
 /** The look worker thread (rasterizing, posters, generating looks), found beside the bundle by name. */
 const LOOK_WORKER = { entry: "packages/media/src/look-worker/thread.ts", out: "look-worker.mjs" };
+/** The tokens service's presigning thread (ES256 presignatures), found beside the bundle by name. */
+const PRESIGN_WORKER = { entry: "services/tokens/src/presign/thread.ts", out: "presign-worker.mjs" };
 
 export const PROCESSES: ProcessBuild[] = [
-  { dir: "services/tokens" },
+  { dir: "services/tokens", workers: [PRESIGN_WORKER] },
   { dir: "services/catalog", workers: [LOOK_WORKER] },
   { dir: "services/agents" },
   { dir: "services/memory" },
@@ -37,6 +39,11 @@ export const PROCESSES: ProcessBuild[] = [
   },
   { dir: "services/webhooks" },
   { dir: "gateway" },
-  { dir: "suite", assets: ESPEAK_WORKER, assetImports: RUNTIME_IMPORTS, workers: [LOOK_WORKER] },
+  {
+    dir: "suite",
+    assets: ESPEAK_WORKER,
+    assetImports: RUNTIME_IMPORTS,
+    workers: [LOOK_WORKER, PRESIGN_WORKER],
+  },
   { dir: "tools/avatarctl" },
 ];
