@@ -11,7 +11,7 @@ export const mintSettingsSpec = {
   SESSION_TOKEN_GRACE_SECONDS: env.int({ default: 300, min: 0 }),
   /** Sandbox sessions run at most this long, whatever was asked. */
   SESSION_SANDBOX_MAX_DURATION_MS: env.int({ default: 60_000, min: 100, max: 3_600_000 }),
-  /** ES256 presignatures kept ready by a thread of their own (presign/presigner.ts); 0 signs on the main thread. */
+  /** ES256 presignatures kept ready by a thread of their own (presign/presigner.ts); 0: none. */
   SESSION_TOKEN_PRESIGNATURES: env.int({ default: 1024, min: 0, max: 65_536 }),
 };
 

@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync, verify } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -39,7 +39,7 @@ describe("ES256 presignatures (p256.ts)", () => {
     if (!p) throw new Error("no presignature");
     // v chosen so that u·z + v = 0 (mod n) for this input's z.
     const z = BigInt(`0x${createHash("sha256").update(input(0)).digest("hex")}`);
-    const v = (((P256_ORDER - ((p.u * z) % P256_ORDER)) % P256_ORDER) + P256_ORDER) % P256_ORDER;
+    const v = (P256_ORDER - ((p.u * z) % P256_ORDER)) % P256_ORDER;
     expect(signPresigned({ ...p, v }, input(0))).toBeUndefined();
   });
 
@@ -111,6 +111,7 @@ describe("Es256Presigner", () => {
     expect(presigner.counts).toEqual({ presigned: 0, direct: 21 });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("no presigning here");
+    await rm(broken);
   });
 
   it("after close signs with crypto.sign and forgets what it had", async () => {
