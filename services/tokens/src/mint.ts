@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   type SessionConfig,
   SessionConfigSchema,
@@ -45,7 +46,7 @@ export interface MintDeps {
   /** The catalog's GetAvatar, usually cached (avatar-cache.ts). */
   avatars: AvatarLookup;
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
-  signer: Pick<SessionTokenSigner, "sign" | "now">;
+  signer: Pick<SessionTokenSigner, "signing" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
   /** Creates the session record; the sessions client's CreateSession when absent. */
   createSession?: CreateSession;
@@ -58,10 +59,11 @@ type Minted = Pick<MintSessionTokenResponse, "sessionId" | "sessionToken">;
 type MintOutcomeInit = MessageInitShape<typeof MintOutcomeSchema>;
 
 /**
- * MintSessionToken: every rule is checked and every reference resolved before anything is created; then
- * the token is signed for a fresh session id and the session record is created. Nothing happens after
- * the record exists, so no failure can leave a session behind whose token was handed out; a record whose
- * creation seemed to fail is ended at once rather than left for the never-started reaper.
+ * MintSessionToken: every rule is checked, every reference resolved and the signing key found before
+ * anything is created; then the session record is created for a fresh session id and its token signed
+ * while the record is written. A mint whose record or token failed hands out no token, and its record,
+ * if one was written (a creation that timed out, a signature that failed), is ended at once rather than
+ * left for the never-started reaper.
  */
 export async function mintSessionToken(
   deps: MintDeps,
@@ -94,23 +96,14 @@ export async function mintSessionToken(
     ...(origin.embedId ? { embedId: origin.embedId, source: SessionSource.EMBED } : {}),
   });
 
+  const signToken = await deps.signer.signing();
   const sessionId = randomUUID();
   const nowSeconds = Math.floor(deps.signer.now() / 1000);
   const { startWindowSeconds, tokenGraceSeconds } = deps.settings;
-  const sessionToken = await deps.signer.sign(
-    sessionClaims({
-      sessionId,
-      spaceId: space.id,
-      apiKeyId: req.apiKeyId,
-      config,
-      expiresAt: nowSeconds + startWindowSeconds + maxSessionDuration + tokenGraceSeconds,
-    }),
-  );
-
   const createSession: CreateSession =
     deps.createSession ?? (async (r) => void (await sessions.createSession(r)));
-  try {
-    await createSession({
+  const creation = settled(
+    createSession({
       sessionId,
       spaceId: space.id,
       apiKeyId: req.apiKeyId,
@@ -119,17 +112,51 @@ export async function mintSessionToken(
       ...(origin.embedAdmission
         ? { embedAdmission: create(EmbedAdmissionSchema, origin.embedAdmission) }
         : {}),
-    });
+    }),
+  );
+  try {
+    await creationSent();
+    const sessionToken = signToken(
+      sessionClaims({
+        sessionId,
+        spaceId: space.id,
+        apiKeyId: req.apiKeyId,
+        config,
+        expiresAt: nowSeconds + startWindowSeconds + maxSessionDuration + tokenGraceSeconds,
+      }),
+    );
+    const created = await creation;
+    if ("error" in created) throw created.error;
+    return { sessionId, sessionToken };
   } catch (err) {
-    // The call may have failed after the record was written (a timeout): end it if it exists.
+    // A failed creation may have written the record all the same (a timeout), and a failed signature
+    // follows a creation that may still be under way: end the record, if there is one, once it is.
+    await creation;
     await sessions
       .endSession({ sessionId, reason: SessionEndReason.SERVER_ERROR })
       .catch((endErr: unknown) =>
-        deps.log.debug("no session to end after a failed create", { sessionId, endErr }),
+        deps.log.debug("no session to end after a failed mint", { sessionId, endErr }),
       );
     throw err;
   }
-  return { sessionId, sessionToken };
+}
+
+/** A promise's outcome as a value, so that it can wait unobserved without an unhandled rejection. */
+function settled(promise: Promise<unknown>): Promise<{ ok: true } | { error: unknown }> {
+  return promise.then(
+    () => ({ ok: true }) as const,
+    (error: unknown) => ({ error }),
+  );
+}
+
+/**
+ * Two turns of the event loop: the creations of a turn leave in one batch at its end (session-creations.ts),
+ * and in one process the sessions service sends their insert one turn later. Signing after that works
+ * while Postgres does, where signing before would add to the time the batch's callers all wait.
+ */
+async function creationSent(): Promise<void> {
+  await nextTurn();
+  await nextTurn();
 }
 
 /** The MintSessionToken and MintEmbedSessionToken part of TokensService. */

@@ -4,9 +4,9 @@ import {
   SESSION_TOKEN_AUDIENCE,
   SESSION_TOKEN_ISSUER,
   type Sealer,
-  type SessionTokenClaims,
 } from "@avatar/runtime";
 import type { Kysely } from "kysely";
+import type { UnsignedClaims } from "./claims.js";
 import { compactJws, jwsHeader } from "./jws.js";
 import { Es256Presigner, type PresignerOptions } from "./presign/presigner.js";
 import * as repo from "./repository.js";
@@ -106,14 +106,28 @@ export class SessionTokenSigner {
    * mint is a hot path, and WebCrypto's asynchronous signing hands every signature to the thread pool and
    * back.
    */
-  async sign(claims: Omit<SessionTokenClaims, "iss" | "aud" | "iat">): Promise<string> {
+  async sign(claims: UnsignedClaims): Promise<string> {
+    return (await this.signing())(claims);
+  }
+
+  /**
+   * What signs with the current key, found first: finding it is the step that can wait or fail (a
+   * database read every `refreshMs`), so a caller can take it before it creates anything and then sign
+   * at once, at the moment it chooses.
+   */
+  async signing(): Promise<(claims: UnsignedClaims) => string> {
     const { signature, header } = await this.currentKey();
-    const iat = Math.floor(this.now() / 1000);
-    return compactJws(
-      header,
-      { ...claims, iss: SESSION_TOKEN_ISSUER, aud: SESSION_TOKEN_AUDIENCE, iat },
-      signature,
-    );
+    return (claims) =>
+      compactJws(
+        header,
+        {
+          ...claims,
+          iss: SESSION_TOKEN_ISSUER,
+          aud: SESSION_TOKEN_AUDIENCE,
+          iat: Math.floor(this.now() / 1000),
+        },
+        signature,
+      );
   }
 
   /** The current key, read again from the database at most every `refreshMs` (a mint is a hot path). */

@@ -22,7 +22,7 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mintSessionToken } from "../src/mint.js";
+import { type MintDeps, mintSessionToken } from "../src/mint.js";
 import { verifyWithDatabaseKeys } from "../src/verify.js";
 import {
   API_KEY_ID,
@@ -61,9 +61,9 @@ const vars = (map: Record<string, string>) => ({
   values: Object.fromEntries(Object.entries(map).map(([k, v]) => [k, str(v)])),
 });
 
-function mint(request: RequestInit, spaceId = SPACE) {
+function mint(request: RequestInit, spaceId = SPACE, deps: Partial<MintDeps> = {}) {
   return mintSessionToken(
-    mintDeps(fixture, world),
+    { ...mintDeps(fixture, world), ...deps },
     create(MintSessionTokenRequestSchema, { spaceId, apiKeyId: API_KEY_ID, request }),
   );
 }
@@ -960,5 +960,48 @@ describe("failure after the record is written", () => {
     expect(world.sessions).toHaveLength(1);
     expect(world.ended).toEqual([world.sessions[0]?.session.id]);
     expect(world.sessions[0]?.session.endReason).toBe(SessionEndReason.SERVER_ERROR);
+  });
+
+  it("a signature that fails ends the session, once its creation has written it", async () => {
+    const { avatar } = fullSetup();
+    let signatureFailed!: () => void;
+    const afterSignature = new Promise<void>((resolve) => {
+      signatureFailed = resolve;
+    });
+    const deps = mintDeps(fixture, world);
+    const err = await failure(
+      mint(fullRequest(avatar.id), SPACE, {
+        signer: {
+          now: () => clockMs,
+          signing: async () => () => {
+            signatureFailed();
+            throw new ConnectError("the key is unusable", Code.Internal);
+          },
+        },
+        // The record is written only after the signature failed.
+        createSession: async (r) => {
+          await afterSignature;
+          await deps.clients.sessions.createSession(r);
+        },
+      }),
+    );
+    expect(err.message).toContain("the key is unusable");
+    expect(world.sessions).toHaveLength(1);
+    expect(world.ended).toEqual([world.sessions[0]?.session.id]);
+  });
+
+  it("a signing key that cannot be found creates no session", async () => {
+    const { avatar } = fullSetup();
+    const err = await failure(
+      mint(fullRequest(avatar.id), SPACE, {
+        signer: {
+          now: () => clockMs,
+          signing: () => Promise.reject(new ConnectError("no database", Code.Unavailable)),
+        },
+      }),
+    );
+    expect(err.code).toBe(Code.Unavailable);
+    expect(world.sessions).toHaveLength(0);
+    expect(world.ended).toEqual([]);
   });
 });
