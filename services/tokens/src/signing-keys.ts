@@ -102,18 +102,11 @@ export class SessionTokenSigner {
   }
 
   /**
-   * A compact JWS (RFC 7515) of the claims, signed with the current key by node:crypto on this thread: a
-   * mint is a hot path, and WebCrypto's asynchronous signing hands every signature to the thread pool and
-   * back.
-   */
-  async sign(claims: UnsignedClaims): Promise<string> {
-    return (await this.signing())(claims);
-  }
-
-  /**
-   * What signs with the current key, found first: finding it is the step that can wait or fail (a
-   * database read every `refreshMs`), so a caller can take it before it creates anything and then sign
-   * at once, at the moment it chooses.
+   * What makes a compact JWS (RFC 7515) of the claims with the current key, found first: finding it is
+   * the step that can wait or fail (a database read every `refreshMs`), so a caller can take it before it
+   * creates anything and then sign at once, at the moment it chooses. The signature is node:crypto's on
+   * this thread (or a presignature's): a mint is a hot path, and WebCrypto's asynchronous signing hands
+   * every signature to the thread pool and back.
    */
   async signing(): Promise<(claims: UnsignedClaims) => string> {
     const { signature, header } = await this.currentKey();

@@ -42,6 +42,7 @@ import {
   newSigner,
   openTokensDb,
   sessionClaims,
+  signWith,
   type TokensTestDb,
 } from "./support.js";
 
@@ -94,7 +95,7 @@ describe("TokensService over an in-process Connect transport", () => {
 
   it("verifies a session token of its signer and refuses a forged one", async () => {
     const claims = sessionClaims();
-    const token = await signer.sign(claims);
+    const token = await signWith(signer, claims);
     const res = await client.verifySessionToken({ sessionToken: token });
     expect(res.claims).toMatchObject({
       sessionId: claims.sub,
@@ -186,9 +187,9 @@ describe("the tokens service on a real server", () => {
         sealerFromEnv("tokens", { ENCRYPTION_KEYS: encryptionKeys }, silentLogger),
         { refreshMs: 0 },
       );
-      const before = await signer.sign(sessionClaims());
+      const before = await signWith(signer, sessionClaims());
       const rotated = await client.rotateSigningKey({});
-      const after = await signer.sign(sessionClaims());
+      const after = await signWith(signer, sessionClaims());
       expect(decodeProtectedHeader(after).kid).toBe(rotated.key?.kid);
 
       const { keys } = await client.getSigningKeys({});

@@ -23,6 +23,7 @@ import {
   newSigner,
   openTokensDb,
   sessionClaims,
+  signWith,
   type TokensTestDb,
   testSealer,
   waitFor,
@@ -78,12 +79,12 @@ describe("SessionTokenSigner", () => {
     expect(first.private_jwk_sealed).toMatch(/^v1\.test\./);
     expect(first.private_jwk_sealed).not.toContain(privateJwk.d);
     // A process with another encryption key cannot sign with it.
-    await expect(newSigner(t.db).sign(sessionClaims())).rejects.toThrow();
+    await expect(signWith(newSigner(t.db), sessionClaims())).rejects.toThrow();
   });
 
   it("signs tokens that the published keys verify, with the claims intact", async () => {
     const claims = sessionClaims();
-    const token = await signer.sign(claims);
+    const token = await signWith(signer, claims);
     const keys = keySet(await service().getSigningKeys());
     expect(keys.keys).toHaveLength(1);
     expect(kidOf(token)).toBe(keys.keys[0]?.kid);
@@ -98,7 +99,7 @@ describe("SessionTokenSigner", () => {
   it("gives tokens that the verifier refuses when expired, tampered or signed by an unknown key", async () => {
     const keys = keySet(await service().getSigningKeys());
     const exp = Math.floor(Date.now() / 1000) + 60;
-    const token = await signer.sign(sessionClaims({ exp }));
+    const token = await signWith(signer, sessionClaims({ exp }));
     await invalid(verifySessionToken(token, keys, new Date((exp + 1) * 1000)));
 
     const [header, payload, signature] = token.split(".") as [string, string, string];
@@ -110,7 +111,7 @@ describe("SessionTokenSigner", () => {
 
     const otherDb = await openTokensDb();
     try {
-      const stranger = await newSigner(otherDb.db).sign(sessionClaims());
+      const stranger = await signWith(newSigner(otherDb.db), sessionClaims());
       expect((await invalid(verifySessionToken(stranger, keys, new Date()))).unknownKey).toBe(true);
     } finally {
       await otherDb.close();
@@ -129,13 +130,13 @@ describe("SessionTokenSigner", () => {
   });
 
   it("after rotation signs with the new key while tokens of the old key still verify", async () => {
-    const before = await signer.sign(sessionClaims());
+    const before = await signWith(signer, sessionClaims());
     const oldKid = kidOf(before);
     const rotated = await service().rotateSigningKey();
     expect(rotated.key).toMatchObject({ current: true, alg: "ES256" });
     expect(rotated.key?.kid).not.toBe(oldKid);
 
-    const after = await signer.sign(sessionClaims());
+    const after = await signWith(signer, sessionClaims());
     expect(kidOf(after)).toBe(rotated.key?.kid);
 
     const listed = await service().getSigningKeys();
@@ -161,17 +162,17 @@ describe("SessionTokenSigner", () => {
       (await verifySessionToken(token, keySet(await service().getSigningKeys()), new Date())).sub;
     const pooled = async () => {
       await waitFor("presignatures", () => (presigning.presigning?.ready ?? 0) > 0);
-      return presigning.sign(sessionClaims());
+      return signWith(presigning, sessionClaims());
     };
     try {
-      const first = await presigning.sign(sessionClaims());
+      const first = await signWith(presigning, sessionClaims());
       const second = await pooled();
       expect(presigning.presigning).toMatchObject({ presigned: 1, direct: 1 });
       expect(await verified(first)).toBe(sessionClaims().sub);
       expect(await verified(second)).toBe(sessionClaims().sub);
 
       const rotated = await presigning.rotate();
-      const afterRotation = await presigning.sign(sessionClaims());
+      const afterRotation = await signWith(presigning, sessionClaims());
       expect(presigning.presigning).toMatchObject({ presigned: 0, direct: 1 });
       const pooledAfterRotation = await pooled();
       expect(presigning.presigning).toMatchObject({ presigned: 1, direct: 1 });
@@ -188,12 +189,12 @@ describe("SessionTokenSigner", () => {
   it("keeps signing with an EdDSA key made before ES256 until a rotation moves it to ES256", async () => {
     const earlier = await installSigningKey(t.db, newSigningKey(sealer, "EdDSA"), true, new Date());
     expect(earlier.public_jwk).toMatchObject({ kty: "OKP", crv: "Ed25519" });
-    const before = await signer.sign(sessionClaims());
+    const before = await signWith(signer, sessionClaims());
     expect(decodeProtectedHeader(before)).toMatchObject({ alg: "EdDSA", kid: earlier.kid });
 
     const rotated = await service().rotateSigningKey();
     expect(rotated.key?.alg).toBe("ES256");
-    const after = await signer.sign(sessionClaims());
+    const after = await signWith(signer, sessionClaims());
     expect(decodeProtectedHeader(after)).toMatchObject({ alg: "ES256", kid: rotated.key?.kid });
 
     // Gateways hold both keys within the grace period: tokens of either verify.
@@ -207,24 +208,24 @@ describe("SessionTokenSigner", () => {
     expect(() => newSigningKey(sealer, "RS256")).toThrow(/RS256/);
     const key = newSigningKey(sealer);
     await installSigningKey(t.db, { ...key, alg: "HS256" }, true, new Date());
-    await expect(signer.sign(sessionClaims())).rejects.toThrow(/HS256/);
+    await expect(signWith(signer, sessionClaims())).rejects.toThrow(/HS256/);
   });
 
   it("notices a rotation made by another replica once its refresh interval has passed", async () => {
     let now = 1_000_000;
     const mine = newSigner(t.db, sealer, { refreshMs: 5_000, now: () => now });
-    const first = await mine.sign(sessionClaims());
+    const first = await signWith(mine, sessionClaims());
     const rotatedRow = await newSigner(t.openPool(), sealer).rotate();
 
     now += 4_999; // within the interval: the key it had, retired but still verifying
-    const stale = await mine.sign(sessionClaims());
+    const stale = await signWith(mine, sessionClaims());
     expect(kidOf(stale)).toBe(kidOf(first));
     expect((await verifySessionToken(stale, keySet(await service().getSigningKeys()), new Date())).sub).toBe(
       sessionClaims().sub,
     );
 
     now += 1;
-    const next = await mine.sign(sessionClaims());
+    const next = await signWith(mine, sessionClaims());
     expect(kidOf(next)).toBe(rotatedRow.kid);
     expect(kidOf(next)).not.toBe(kidOf(first));
   });
@@ -240,18 +241,18 @@ describe("SessionTokenSigner", () => {
       transformResult: async (args) => args.result,
     });
     const mine = newSigner(counting, sealer, { refreshMs: 5_000, now: () => now });
-    await mine.sign(sessionClaims());
+    await signWith(mine, sessionClaims());
     expect(reads).toBeGreaterThan(0);
     reads = 0;
-    for (let i = 0; i < 20; i++) await mine.sign(sessionClaims());
+    for (let i = 0; i < 20; i++) await signWith(mine, sessionClaims());
     expect(reads).toBe(0);
     now += 5_000;
-    await mine.sign(sessionClaims());
+    await signWith(mine, sessionClaims());
     expect(reads).toBe(1);
   });
 
   it("stops publishing a retired key once its grace period is over", async () => {
-    const old = await signer.sign(sessionClaims());
+    const old = await signWith(signer, sessionClaims());
     await signer.rotate();
     const graceSeconds = RETIRED_KEY_GRACE_MS / 1000;
     await t.db
@@ -266,7 +267,7 @@ describe("SessionTokenSigner", () => {
   });
 
   it("keeps publishing a retired key within its grace period", async () => {
-    const old = await signer.sign(sessionClaims());
+    const old = await signWith(signer, sessionClaims());
     await signer.rotate();
     await t.db
       .updateTable("signing_keys")
@@ -307,7 +308,7 @@ describe("SessionTokenSigner", () => {
 describe("VerifySessionToken", () => {
   it("returns the claims of a valid token", async () => {
     const claims = sessionClaims();
-    const res = await service().verifySessionToken({ sessionToken: await signer.sign(claims) });
+    const res = await service().verifySessionToken({ sessionToken: await signWith(signer, claims) });
     expect(res.claims).toMatchObject({
       sessionId: claims.sub,
       spaceId: claims.space_id,
@@ -321,14 +322,14 @@ describe("VerifySessionToken", () => {
   it("maps FULL mode", async () => {
     const claims = sessionClaims();
     claims.start_session_data = { ...claims.start_session_data, mode: "FULL", is_sandbox: false };
-    const res = await service().verifySessionToken({ sessionToken: await signer.sign(claims) });
+    const res = await service().verifySessionToken({ sessionToken: await signWith(signer, claims) });
     expect(res.claims).toMatchObject({ mode: SessionMode.FULL, isSandbox: false });
   });
 
   it("answers Unauthenticated for a forged, expired or malformed token", async () => {
-    const token = await signer.sign(sessionClaims());
+    const token = await signWith(signer, sessionClaims());
     const [header, payload] = token.split(".") as [string, string, string];
-    const expired = await signer.sign(sessionClaims({ exp: Math.floor(Date.now() / 1000) - 10 }));
+    const expired = await signWith(signer, sessionClaims({ exp: Math.floor(Date.now() / 1000) - 10 }));
     for (const sessionToken of [`${header}.${payload}.${"A".repeat(86)}`, expired, "garbage", ""]) {
       const err = await failure(service().verifySessionToken({ sessionToken }));
       expect(err.code).toBe(Code.Unauthenticated);

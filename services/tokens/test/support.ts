@@ -4,6 +4,7 @@ import { createSealer, type Sealer, type SessionTokenClaims } from "@avatar/runt
 import { openServiceDb, type ServiceTestDb } from "@avatar/testkit";
 import { ConnectError } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import type { UnsignedClaims } from "../src/claims.js";
 import { migrations } from "../src/migrations/index.js";
 import type { TokensDatabase } from "../src/schema.js";
 import { SessionTokenSigner, type SignerOptions } from "../src/signing-keys.js";
@@ -30,6 +31,11 @@ export function newSigner(
   options?: SignerOptions,
 ): SessionTokenSigner {
   return new SessionTokenSigner(db, sealer, options);
+}
+
+/** A token of `claims` as a mint signs it: the signer's current key, found first (`signing`). */
+export async function signWith(signer: SessionTokenSigner, claims: UnsignedClaims): Promise<string> {
+  return (await signer.signing())(claims);
 }
 
 /** The claims the minting code gives a session token (the signer adds iss, aud and iat). */
