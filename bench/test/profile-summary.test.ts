@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CpuProfile, packageOf, summarizeProfile } from "../src/profile/summarize.js";
+import { busyBySecond, type CpuProfile, packageOf, summarizeProfile } from "../src/profile/summarize.js";
 
 const ROOT = "file:///repo";
 const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
@@ -50,6 +50,21 @@ describe("summarizeProfile", () => {
     const s = summarizeProfile(profile, { lastSeconds: 0.005 });
     expect(s.total).toBe(5000);
     expect(asObject(s.byPackage)).toEqual({ "(idle)": 4000, pg: 1000 });
+  });
+
+  it("keeps a window from the start when asked", () => {
+    // 2 ms to 5 ms: the second sign sample and the three query samples.
+    const s = summarizeProfile(profile, { fromSeconds: 0.002, toSeconds: 0.005 });
+    expect(s.total).toBe(3000);
+    expect(asObject(s.byPackage)).toEqual({ node: 1000, pg: 2000 });
+  });
+});
+
+describe("busyBySecond", () => {
+  it("gives the share of each second that was not idle", () => {
+    // Every sample 0.5 s apart: the first second mint and sign, the second sign and query, the third idle.
+    const slow = { ...profile, samples: [2, 3, 3, 4, 5, 5], timeDeltas: Array(6).fill(500_000) };
+    expect(busyBySecond(slow)).toEqual([1, 1, 0]);
   });
 });
 

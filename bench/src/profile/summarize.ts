@@ -1,8 +1,9 @@
 /**
  * Where a `node --cpu-prof` profile spent its time: self time by function, by package (node_modules
  * package, workspace folder, or node), and by the innermost frame of our own code (the workspace
- * function that called into a library or node, or did the work itself). `lastSeconds` keeps only the
- * profile's end: the last measurement of a `pnpm bench` run without the ones before it.
+ * function that called into a library or node, or did the work itself). A window keeps one measurement of
+ * a `pnpm bench` run without the others: `lastSeconds` (the profile's end), or `fromSeconds` and
+ * `toSeconds` from its start, which `busyBySecond` helps find (a run ends with the processes at rest).
  */
 
 export interface ProfileNode {
@@ -50,23 +51,49 @@ function add(map: Map<string, number>, key: string, t: number): void {
 
 const largestFirst = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
 
-export function summarizeProfile(
-  profile: CpuProfile,
-  options: { lastSeconds?: number } = {},
-): ProfileSummary {
+export interface ProfileWindow {
+  /** The profile's last seconds. */
+  lastSeconds?: number;
+  /** Seconds from the profile's start. */
+  fromSeconds?: number;
+  toSeconds?: number;
+}
+
+/** Calls `visit` with each sample's node id, its delta and when the delta began (µs from the start). */
+function eachSample(profile: CpuProfile, visit: (id: number, delta: number, at: number) => void): void {
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    // A sample stands for the `delta` before it.
+    const delta = profile.timeDeltas[i] ?? 0;
+    visit(id, delta, at);
+    at += delta;
+  });
+}
+
+/** The share of each whole second of the profile (from its start) that was not idle, 0 to 1. */
+export function busyBySecond(profile: CpuProfile): number[] {
+  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
+  const all: number[] = [];
+  const busy: number[] = [];
+  eachSample(profile, (id, delta, at) => {
+    const s = Math.floor(at / 1e6);
+    all[s] = (all[s] ?? 0) + delta;
+    busy[s] = (busy[s] ?? 0) + (idle.has(id) ? 0 : delta);
+  });
+  return Array.from(all, (t, s) => (t ? (busy[s] ?? 0) / t : 0));
+}
+
+export function summarizeProfile(profile: CpuProfile, window: ProfileWindow = {}): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map<number, number>();
   for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
   const span = profile.timeDeltas.reduce((a, b) => a + b, 0);
-  const from = options.lastSeconds ? span - options.lastSeconds * 1e6 : 0;
+  const from = window.lastSeconds ? span - window.lastSeconds * 1e6 : (window.fromSeconds ?? 0) * 1e6;
+  const to = window.toSeconds === undefined ? Number.POSITIVE_INFINITY : window.toSeconds * 1e6;
 
   const self = new Map<number, number>();
-  let at = 0;
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    // A sample stands for the `delta` before it: counted when that lies within the window.
-    if (at >= from) self.set(id, (self.get(id) ?? 0) + delta);
-    at += delta;
+  eachSample(profile, (id, delta, at) => {
+    if (at >= from && at < to) self.set(id, (self.get(id) ?? 0) + delta);
   });
 
   /** The innermost frame of our own code on a sample's stack, if any. */
