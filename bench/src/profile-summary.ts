@@ -33,8 +33,17 @@ const print = (title: string, rows: [string, number][], n: number) => {
   console.log(`\n${title}`);
   for (const [k, t] of rows.slice(0, n)) console.log(`${pct(t)}  ${k}`);
 };
-console.log("busy % by second:", busyBySecond(profile).map((b, s) => `${s}:${Math.round(100 * b)}`).join(" "));
-const windowName = window.lastSeconds ? ` (the last ${windowArg} s)` : windowArg ? ` (seconds ${windowArg})` : "";
+console.log(
+  "busy % by second:",
+  busyBySecond(profile)
+    .map((b, s) => `${s}:${Math.round(100 * b)}`)
+    .join(" "),
+);
+const windowName = window.lastSeconds
+  ? ` (the last ${windowArg} s)`
+  : windowArg
+    ? ` (seconds ${windowArg})`
+    : "";
 console.log(`${file}: ${(summary.total / 1e6).toFixed(1)} s sampled${windowName}`);
 print("self time by package", summary.byPackage, 20);
 print("self time by function", summary.byFunction, top);
