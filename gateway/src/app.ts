@@ -2,16 +2,15 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Bus } from "@avatar/bus";
 import {
   type Clients,
-  clientsOnBehalfOf,
   type Logger,
   onApiKeyRevoked,
   rateLimitDecisions,
   requestIdFrom,
 } from "@avatar/runtime";
 import { ApiKeyAuthenticator } from "./auth/api-keys.js";
-import { type Authenticators, authenticate, type FailureGuard } from "./auth/authenticate.js";
+import { type Authenticators, authenticate } from "./auth/authenticate.js";
 import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
-import { AuthFailureBudget } from "./auth/failure-budget.js";
+import { AuthFailureBudget, ClientFailures } from "./auth/failure-budget.js";
 import { SessionTokenVerifier } from "./auth/session-tokens.js";
 import type { GatewayConfig } from "./config.js";
 import { corsHeaders } from "./http/cors.js";
@@ -19,18 +18,20 @@ import { failure, success } from "./http/envelope.js";
 import { HttpError, rateLimited, toHttpError } from "./http/http-error.js";
 import { parseRequest } from "./http/parse-request.js";
 import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-url.js";
+import { GatewayRequestContext, type SharedContext } from "./http/request-context.js";
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { CorsOrigins, Principal, Route } from "./http/route.js";
-import { Router } from "./http/router.js";
+import { type RouteLookup, Router } from "./http/router.js";
 import { proxyTrust } from "./http/trusted-proxies.js";
 import { limitOf } from "./limits.js";
-import { observeRequests } from "./observe/requests.js";
+import { observeRequest, routeLabel } from "./observe/requests.js";
 import {
   type CounterStore,
   MemoryCounterStore,
   openKvCounterStore,
   RateLimiter,
   rateLimitHeaders,
+  setRateLimitHeaders,
 } from "./ratelimit/index.js";
 import { validationErrorBody } from "./schema/issues.js";
 
@@ -95,31 +96,35 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       log.warn("could not read a route's allowed origins", { err });
       return [];
     });
-  const failureGuard = (clientIp: string): FailureGuard => ({
-    lookup: (lookup) =>
-      failures.lookup(clientIp, lookup, (refusal) => rateLimited(rateLimitHeaders(refusal))),
-    failed: () => failures.recordFailure(clientIp),
-  });
+
+  const shared: SharedContext = {
+    clients: deps.clients,
+    bus: deps.bus,
+    log,
+    baseUrl: (req) => publicBaseUrl(req, config, publicHosts, trust),
+    https: (req) => requestIsHttps(req, trust),
+    apiKeyRevoked: (apiKeyId) => authenticators.apiKeys.isRevoked(apiKeyId),
+  };
+  /** The rate limiter's endpoint of each route: its method and pattern, so parameters never split it. */
+  const endpoints = new Map(deps.routes.map((r) => [r, `${r.method} ${r.path}`]));
 
   async function serve(
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
     headers: Record<string, string>,
+    url: URL,
+    method: string,
+    found: RouteLookup<Route>,
   ) {
-    const url = new URL(req.url ?? "/", "http://gateway.invalid");
-    const method = (req.method ?? "GET").toUpperCase();
-
     if (method === "OPTIONS") {
-      const target =
-        (req.headers["access-control-request-method"] as string | undefined)?.toUpperCase() ?? "POST";
-      const found = router.lookup(target, url.pathname);
       const cors = found.kind === "found" ? found.match.route.cors : undefined;
       if (found.kind === "found" && cors) {
         const allowed = cors === true ? undefined : await allowedOrigins(cors, found.match.params);
-        return sendRaw(res, 204, null, { ...headers, ...corsHeaders(req, true, allowed) });
+        return sendRaw(res, 204, null, Object.assign(headers, corsHeaders(req, true, allowed)));
       }
-      return sendRaw(res, 204, null, { ...headers, Allow: "GET, POST, PATCH, DELETE, OPTIONS" });
+      headers.Allow = "GET, POST, PATCH, DELETE, OPTIONS";
+      return sendRaw(res, 204, null, headers);
     }
 
     // Readiness for orchestrators: not a public operation, so neither limited nor enveloped.
@@ -127,7 +132,6 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       return sendJson(res, 200, { status: "ok" }, headers);
     }
 
-    const found = router.lookup(method, url.pathname);
     if (found.kind === "not_found") throw new HttpError(404, "Not Found");
     if (found.kind === "method_not_allowed") {
       throw new HttpError(405, "Method Not Allowed", undefined, { Allow: found.allow.join(", ") });
@@ -173,7 +177,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
         route.auth,
         credentials,
         authenticators,
-        failureGuard(credentials.clientIp),
+        new ClientFailures(failures, credentials.clientIp),
       );
     } catch (err) {
       if (err instanceof HttpError && err.status === 429) throw err;
@@ -181,45 +185,20 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     }
     const decision = await limiter.hit({
       credential: rateLimitIdentity(principal, credentials),
-      endpoint: `${route.method} ${route.path}`,
+      endpoint: endpoints.get(route) ?? `${route.method} ${route.path}`,
       limit: limitOf(route.rateLimit, config.RATE_LIMIT_PER_SECOND),
     });
-    Object.assign(headers, rateLimitHeaders(decision));
+    setRateLimitHeaders(headers, decision);
     if (!decision.allowed) throw rateLimited(rateLimitHeaders(decision));
     if (authError !== undefined || !principal) throw authError;
 
     const parsed = await parseRequest(route, req, params, url.searchParams, config.MAX_BODY_BYTES);
     if (!parsed.ok) return sendJson(res, 422, validationErrorBody(parsed.issues), headers);
 
-    const cookies: string[] = [];
-    let clients: Clients | undefined;
-    const result = await route.handle({
-      principal,
-      ...parsed.value,
-      // Worked out only for the routes that call through them (a mint does not).
-      get clients() {
-        clients ??= clientsOnBehalfOf(deps.clients, requestId);
-        return clients;
-      },
-      processClients: deps.clients,
-      bus: deps.bus,
-      log,
-      // Worked out only for the routes that read them (most do not), as these.
-      get baseUrl() {
-        return publicBaseUrl(req, config, publicHosts, trust);
-      },
-      get https() {
-        return requestIsHttps(req, trust);
-      },
-      url,
-      requestId,
-      setCookie: (cookie) => cookies.push(cookie),
-      apiKeyRevoked: (apiKeyId) => authenticators.apiKeys.isRevoked(apiKeyId),
-      origin: typeof req.headers.origin === "string" ? req.headers.origin : undefined,
-      sameOrigin: req.headers["sec-fetch-site"] === "same-origin",
-    });
-    if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
-    Object.assign(headers, result.headers);
+    const context = new GatewayRequestContext(shared, req, principal, parsed.value, url, requestId);
+    const result = await route.handle(context);
+    if (context.cookies) res.setHeader("Set-Cookie", context.cookies);
+    if (result.headers) Object.assign(headers, result.headers);
     const status = result.status ?? route.status ?? 200;
     if (result.raw !== undefined) return sendRaw(res, status, result.raw, headers);
     return sendJson(res, status, success(result.data ?? null, result.message), headers);
@@ -231,22 +210,32 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       "X-Request-Id": requestId,
       "X-Content-Type-Options": "nosniff",
     };
-    serve(req, res, requestId, headers).catch((err: unknown) => {
-      const e = toHttpError(err);
-      if (e.status >= 500) {
-        log.error("request failed", { method: req.method, path: req.url, request_id: requestId, err });
-      }
-      Object.assign(headers, e.headers);
-      if (e.status === 422 && e.issues) {
-        const issues = e.issues.map((i) => ({ ...i, input: i.input ?? null }));
-        return sendJson(res, 422, validationErrorBody(issues), headers);
-      }
-      sendJson(res, e.status, { ...failure(e.status, e.message), ...e.fields }, headers);
+    const url = new URL(req.url ?? "/", "http://gateway.invalid");
+    const method = (req.method ?? "GET").toUpperCase();
+    // A preflight is answered for the route and method it asks about.
+    const target =
+      method === "OPTIONS"
+        ? ((req.headers["access-control-request-method"] as string | undefined)?.toUpperCase() ?? "POST")
+        : method;
+    const found = router.lookup(target, url.pathname);
+    observeRequest(res, routeLabel(found), method, () => {
+      serve(req, res, requestId, headers, url, method, found).catch((err: unknown) => {
+        const e = toHttpError(err);
+        if (e.status >= 500) {
+          log.error("request failed", { method: req.method, path: req.url, request_id: requestId, err });
+        }
+        Object.assign(headers, e.headers);
+        if (e.status === 422 && e.issues) {
+          const issues = e.issues.map((i) => ({ ...i, input: i.input ?? null }));
+          return sendJson(res, 422, validationErrorBody(issues), headers);
+        }
+        sendJson(res, e.status, { ...failure(e.status, e.message), ...e.fields }, headers);
+      });
     });
   };
 
   return {
-    handle: observeRequests(handle, router),
+    handle,
     authenticators,
     limiter,
     close: () => revocations.unsubscribe(),

@@ -158,6 +158,11 @@ describe("observing a FULL sandbox session", () => {
 
     // ---- metrics: scraped on their own port; the public gateway does not serve them
     expect((await suite.get("/metrics")).status).toBe(404);
+    // A preflight is counted under the route it asks about.
+    const preflight = await suite.request("OPTIONS", `/v1/sessions/${minted.session_id}`, {
+      headers: { Origin: "https://customer.example", "Access-Control-Request-Method": "GET" },
+    });
+    expect(preflight.status).toBe(204);
     const scrape = await (await fetch(suite.metricsUrl ?? "")).text();
     const series = (name: string, labels: Record<string, string>) =>
       scrape
@@ -172,6 +177,12 @@ describe("observing a FULL sandbox session", () => {
       ).toBeGreaterThanOrEqual(1);
     atLeastOne("avatar_http_requests_total", { route: "/v1/sessions/token", method: "POST", status: "200" });
     atLeastOne("avatar_http_request_duration_seconds_count", { route: "/v1/sessions/start", method: "POST" });
+    atLeastOne("avatar_http_requests_total", { route: "unmatched", method: "GET", status: "404" });
+    atLeastOne("avatar_http_requests_total", {
+      route: "/v1/sessions/{session_id}",
+      method: "OPTIONS",
+      status: "204",
+    });
     atLeastOne("avatar_rate_limit_decisions_total", {
       endpoint: "POST /v1/sessions/token",
       decision: "allowed",

@@ -9,7 +9,9 @@ export interface ApiKeyPrincipal {
 }
 
 /** Wraps a lookup of the tokens service: may refuse it (throw), and sees its answer. */
-export type LookupGuard = (lookup: () => Promise<ApiKeyPrincipal | null>) => Promise<ApiKeyPrincipal | null>;
+export interface LookupGuard {
+  lookup(lookup: () => Promise<ApiKeyPrincipal | null>): Promise<ApiKeyPrincipal | null>;
+}
 
 export interface ApiKeyAuthOptions {
   /** How long a valid key is trusted without asking again (a revocation takes at most this long). */
@@ -91,7 +93,7 @@ export class ApiKeyAuthenticator {
     if (cached !== undefined) return Promise.resolve(cached);
     const pending = this.inFlight.get(id);
     if (pending) return pending;
-    const lookup = (around ? around(() => this.lookup(apiKey)) : this.lookup(apiKey))
+    const lookup = (around ? around.lookup(() => this.lookup(apiKey)) : this.lookup(apiKey))
       .then((principal) => {
         this.cache.set(id, principal, principal ? this.ttlMs : this.negativeTtlMs);
         return principal;

@@ -9,10 +9,11 @@ export interface Authenticators {
   sessionTokens: SessionTokenVerifier;
 }
 
-/** What authentication does about failures of the client it serves (the failed-auth budget). */
-export interface FailureGuard {
-  /** Around asking the tokens service about an API key it does not know: may refuse (throws). */
-  lookup: LookupGuard;
+/**
+ * What authentication does about failures of the client it serves (the failed-auth budget): `lookup` goes
+ * around asking the tokens service about an API key it does not know, and may refuse (throws).
+ */
+export interface FailureGuard extends LookupGuard {
   /** A session token turned out invalid (checked locally; API-key failures are counted by `lookup`). */
   failed(): Promise<void>;
 }
@@ -27,44 +28,49 @@ export async function authenticate(
   auth: Authenticators,
   guard?: FailureGuard,
 ): Promise<Principal> {
-  if (policy === "none") return { kind: "anonymous" };
-
-  const apiKey = async () => {
-    const principal = c.apiKey ? await auth.apiKeys.authenticate(c.apiKey, guard?.lookup) : null;
-    if (!principal) throw notAuthenticated();
-    return principal;
-  };
-  const session = async (token: string | undefined) => {
-    const principal = token ? await auth.sessionTokens.verify(token) : null;
-    if (!principal) {
-      if (token) await guard?.failed();
-      throw notAuthenticated();
-    }
-    return principal;
-  };
-
   switch (policy) {
+    case "none":
+      return { kind: "anonymous" };
     case "api_key":
-      if (c.apiKey) return apiKey();
+      if (c.apiKey) return byApiKey(c.apiKey, auth, guard);
       if (c.bearer) {
-        await session(c.bearer);
+        await bySessionToken(c.bearer, auth, guard);
         throw wrongCredential(
           "This operation requires an API key (X-API-KEY); a session token cannot be used",
         );
       }
       throw notAuthenticated();
     case "session_token":
-      if (c.bearer) return session(c.bearer);
+      if (c.bearer) return bySessionToken(c.bearer, auth, guard);
       if (c.apiKey) {
-        await apiKey();
+        await byApiKey(c.apiKey, auth, guard);
         throw wrongCredential(
           "This operation requires a session token (Authorization: Bearer); an API key cannot be used",
         );
       }
       throw notAuthenticated();
     case "api_key_or_session":
-      return c.apiKey ? apiKey() : session(c.bearer);
+      return c.apiKey ? byApiKey(c.apiKey, auth, guard) : bySessionToken(c.bearer, auth, guard);
     case "api_key_or_cookie":
-      return c.apiKey ? apiKey() : session(c.bearer ?? c.cookie);
+      return c.apiKey ? byApiKey(c.apiKey, auth, guard) : bySessionToken(c.bearer ?? c.cookie, auth, guard);
   }
+}
+
+async function byApiKey(apiKey: string, auth: Authenticators, guard: FailureGuard | undefined) {
+  const principal = await auth.apiKeys.authenticate(apiKey, guard);
+  if (!principal) throw notAuthenticated();
+  return principal;
+}
+
+async function bySessionToken(
+  token: string | undefined,
+  auth: Authenticators,
+  guard: FailureGuard | undefined,
+) {
+  const principal = token ? await auth.sessionTokens.verify(token) : null;
+  if (!principal) {
+    if (token) await guard?.failed();
+    throw notAuthenticated();
+  }
+  return principal;
 }

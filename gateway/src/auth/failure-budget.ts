@@ -1,4 +1,7 @@
-import { type RateLimitDecision, type RateLimiter, WINDOW_MS } from "../ratelimit/index.js";
+import { rateLimited } from "../http/http-error.js";
+import { type RateLimitDecision, type RateLimiter, rateLimitHeaders, WINDOW_MS } from "../ratelimit/index.js";
+import type { ApiKeyPrincipal } from "./api-keys.js";
+import type { FailureGuard } from "./authenticate.js";
 
 /**
  * A budget of failed authentications per client IP and one-second window, shared by every gateway
@@ -73,5 +76,21 @@ export class AuthFailureBudget {
 
   #prune(windowId: number): void {
     for (const [ip, seen] of this.#failures) if (seen.windowId !== windowId) this.#failures.delete(ip);
+  }
+}
+
+/** One client's failure guard (authenticate.ts): its IP's budget, a refusal answered as a 429. */
+export class ClientFailures implements FailureGuard {
+  constructor(
+    private readonly budget: AuthFailureBudget,
+    private readonly clientIp: string,
+  ) {}
+
+  lookup(lookup: () => Promise<ApiKeyPrincipal | null>): Promise<ApiKeyPrincipal | null> {
+    return this.budget.lookup(this.clientIp, lookup, (refusal) => rateLimited(rateLimitHeaders(refusal)));
+  }
+
+  failed(): Promise<void> {
+    return this.budget.recordFailure(this.clientIp);
   }
 }

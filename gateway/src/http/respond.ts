@@ -1,5 +1,9 @@
 import type { ServerResponse } from "node:http";
 
+/**
+ * The response's headers are the request's own object (app.ts makes one per request), so the content
+ * headers are set on it rather than on a copy.
+ */
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -8,11 +12,9 @@ export function sendJson(
 ): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    "Content-Type": "application/json",
-    "Content-Length": String(Buffer.byteLength(text)),
-  });
+  headers["Content-Type"] = "application/json";
+  headers["Content-Length"] = String(Buffer.byteLength(text));
+  res.writeHead(status, headers);
   res.end(text);
 }
 
@@ -28,10 +30,8 @@ export function sendRaw(
     res.end();
     return;
   }
-  res.writeHead(status, {
-    ...headers,
-    "Content-Type": raw.contentType,
-    "Content-Length": String(Buffer.byteLength(raw.body)),
-  });
+  headers["Content-Type"] = raw.contentType;
+  headers["Content-Length"] = String(Buffer.byteLength(raw.body));
+  res.writeHead(status, headers);
   res.end(raw.body);
 }

@@ -1,4 +1,4 @@
-export { rateLimitHeaders } from "./headers.js";
+export { rateLimitHeaders, setRateLimitHeaders } from "./headers.js";
 export {
   KvCounterContentionError,
   KvCounterStore,
