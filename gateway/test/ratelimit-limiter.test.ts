@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type CounterStore,
+  counterKey,
   MemoryCounterStore,
   type RateLimitDecision,
   RateLimiter,
@@ -158,6 +159,26 @@ describe("RateLimiter counting", () => {
     expect(keys).toHaveLength(1);
     expect(keys[0]).not.toContain(secret);
     expect(keys[0]).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("gives a pair the same key every time, also once more pairs came than it remembers", async () => {
+    const keys: string[] = [];
+    const memory = new MemoryCounterStore();
+    const store: CounterStore = {
+      increment: (key, windowId) => {
+        keys.push(key);
+        return memory.increment(key, windowId);
+      },
+    };
+    const { limiter } = limiterWith({ store });
+    const first = { credential: "key-first", endpoint: "POST /v1/sessions/token", limit: 100_000 };
+    await limiter.hit(first);
+    await limiter.hit(first);
+    // More credentials than the limiter keeps keys for (10,000): it forgets them and makes them again.
+    for (let i = 0; i < 10_050; i++) await limiter.hit({ ...first, credential: `key-${i}` });
+    expect(await limiter.hit(first)).toMatchObject({ allowed: true, remaining: 100_000 - 3 });
+    expect(keys.filter((k) => k === counterKey(first.credential, first.endpoint))).toHaveLength(3);
+    expect(new Set(keys).size).toBe(10_051);
   });
 
   it("passes the wall-clock window id to the store", async () => {

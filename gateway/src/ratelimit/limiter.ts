@@ -3,6 +3,9 @@ import type { CounterStore } from "./store.js";
 
 export const WINDOW_MS = 1000;
 
+/** How many counter keys (credential and endpoint) the limiter keeps. */
+const REMEMBERED_COUNTER_KEYS = 10_000;
+
 export interface RateLimitHit {
   /** Who is counted: API key, session token or client IP. Hashed before it becomes a key. */
   credential: string;
@@ -69,6 +72,9 @@ export class RateLimiter {
   #lastWarnAt = Number.NEGATIVE_INFINITY;
   #uncheckedSinceWarn = 0;
   #lastStoreError: string | undefined;
+  /** counterKey by endpoint and credential. */
+  readonly #counterKeys = new Map<string, Map<string, string>>();
+  #counterKeyCount = 0;
 
   constructor(options: RateLimiterOptions) {
     this.#store = options.store;
@@ -101,7 +107,7 @@ export class RateLimiter {
 
     let count: number;
     try {
-      count = await this.#incrementWithTimeout(counterKey(credential, endpoint), windowId);
+      count = await this.#incrementWithTimeout(this.#counterKey(credential, endpoint), windowId);
     } catch (err) {
       const failedAt = this.#now();
       // One slow answer is not an outage: only a run of failures sends the store into cool-down.
@@ -122,6 +128,26 @@ export class RateLimiter {
       resetSeconds,
       failedOpen: false,
     };
+  }
+
+  /** counterKey, remembered for the credentials seen lately (a hash per request showed in profiles). */
+  #counterKey(credential: string, endpoint: string): string {
+    const known = this.#counterKeys.get(endpoint)?.get(credential);
+    if (known !== undefined) return known;
+    const key = counterKey(credential, endpoint);
+    // A bound on what is kept: past it, the keys are made again as requests come.
+    if (this.#counterKeyCount >= REMEMBERED_COUNTER_KEYS) {
+      this.#counterKeys.clear();
+      this.#counterKeyCount = 0;
+    }
+    let ofEndpoint = this.#counterKeys.get(endpoint);
+    if (!ofEndpoint) {
+      ofEndpoint = new Map();
+      this.#counterKeys.set(endpoint, ofEndpoint);
+    }
+    ofEndpoint.set(credential, key);
+    this.#counterKeyCount++;
+    return key;
   }
 
   #storeLooksAvailable(): boolean {
