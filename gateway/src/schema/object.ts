@@ -33,7 +33,21 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Assignment that also works for a key named "__proto__" (a legal JSON key). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
+}
+
+/** Each shape's fields in order, listed once (a shape is never changed once made). */
+const fieldLists = new WeakMap<Shape, [string, Schema<unknown>][]>();
+
+function fieldsOf(shape: Shape): [string, Schema<unknown>][] {
+  let fields = fieldLists.get(shape);
+  if (!fields) {
+    fields = Object.entries(shape);
+    fieldLists.set(shape, fields);
+  }
+  return fields;
 }
 
 /** What an object field holds when its key is absent (or undefined): a value, nothing, or an issue. */
@@ -60,7 +74,7 @@ export function validateFields<S extends Shape>(
 ): ParseResult<ObjectOutput<S>> {
   const out: Record<string, unknown> = {};
   const issues: ValidationIssue[] = [];
-  for (const [key, field] of Object.entries(shape)) {
+  for (const [key, field] of fieldsOf(shape)) {
     const raw = read(key);
     const loc = fieldLoc(key);
     if (raw === undefined) {
