@@ -149,14 +149,24 @@ function settled(promise: Promise<unknown>): Promise<{ ok: true } | { error: unk
   );
 }
 
+/** The wait of the mints of the current turn (creationSent), until its first turn has passed. */
+let creationsOfThisTurn: Promise<void> | undefined;
+
 /**
  * Two turns of the event loop: the creations of a turn leave in one batch at its end (session-creations.ts),
  * and in one process the sessions service sends their insert one turn later. Signing after that works
- * while Postgres does, where signing before would add to the time the batch's callers all wait.
+ * while Postgres does, where signing before would add to the time the batch's callers all wait. The mints
+ * of one turn share one wait (two immediates a turn, not two a mint).
  */
-async function creationSent(): Promise<void> {
-  await nextTurn();
-  await nextTurn();
+function creationSent(): Promise<void> {
+  if (!creationsOfThisTurn) {
+    creationsOfThisTurn = (async () => {
+      await nextTurn();
+      creationsOfThisTurn = undefined;
+      await nextTurn();
+    })();
+  }
+  return creationsOfThisTurn;
 }
 
 /** The MintSessionToken and MintEmbedSessionToken part of TokensService. */
