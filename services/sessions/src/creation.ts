@@ -87,6 +87,8 @@ export async function createSession(
     throw invalidRequest("embed_admission needs config.embed_id", { field: "embed_admission" });
   }
 
+  // As ISO text: one string for the three columns of the moment, where pg would format each Date apart.
+  const at = now.toISOString();
   const values = {
     id,
     space_id: spaceId,
@@ -105,11 +107,11 @@ export async function createSession(
     max_session_duration: config.isSandbox
       ? Math.min(input.maxSessionDuration, sandboxSeconds)
       : input.maxSessionDuration,
-    created_at: now,
-    updated_at: now,
-    last_activity_at: now,
+    created_at: at,
+    updated_at: at,
+    last_activity_at: at,
     connection_state: "NEW",
-    start_deadline_at: new Date(now.getTime() + deps.settings.SESSION_START_TIMEOUT_MS),
+    start_deadline_at: new Date(now.getTime() + deps.settings.SESSION_START_TIMEOUT_MS).toISOString(),
   } satisfies NewSessionValues;
 
   const created =
