@@ -33,7 +33,8 @@ export async function parseRequest(
     return fallback;
   };
 
-  const nul = [...nulParamIssues(rawParams, "path"), ...nulParamIssues(search, "query")];
+  const nul = nulParamIssues(rawParams, "path");
+  if (search.size > 0) nul.push(...nulParamIssues(search, "query"));
   if (nul.length > 0) return { ok: false, issues: nul };
   const text = route.textBody ? await readTextBody(req, route.textBody, maxBodyBytes) : undefined;
   const decoded =

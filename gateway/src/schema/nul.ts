@@ -13,20 +13,29 @@ const MAX_ISSUES = 20;
  */
 export function nulIssues(value: unknown, loc: Loc): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const visit = (v: unknown, at: Loc) => {
+  // The path of the value being visited, copied into a loc only for an issue.
+  const path: (string | number)[] = [...loc];
+  const visit = (v: unknown) => {
     if (issues.length >= MAX_ISSUES) return;
     if (typeof v === "string") {
-      if (v.includes(NUL)) issues.push(valueError(at, v, MESSAGE));
+      if (v.includes(NUL)) issues.push(valueError([...path], v, MESSAGE));
     } else if (Array.isArray(v)) {
-      for (const [i, item] of v.entries()) visit(item, [...at, i]);
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        visit(v[i]);
+        path.pop();
+      }
     } else if (v !== null && typeof v === "object") {
-      for (const [key, item] of Object.entries(v)) {
-        if (key.includes(NUL)) issues.push(valueError([...at, key, "[key]"], key, MESSAGE));
-        visit(item, [...at, key]);
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
+        if (key.includes(NUL)) issues.push(valueError([...path, key, "[key]"], key, MESSAGE));
+        path.push(key);
+        visit((v as Record<string, unknown>)[key]);
+        path.pop();
       }
     }
   };
-  visit(value, loc);
+  visit(value);
   return issues.slice(0, MAX_ISSUES);
 }
 
@@ -35,9 +44,12 @@ export function nulParamIssues(
   params: URLSearchParams | Record<string, string>,
   source: "query" | "path",
 ): ValidationIssue[] {
-  const entries = params instanceof URLSearchParams ? [...params.entries()] : Object.entries(params);
-  return entries.flatMap(([name, value]) => [
-    ...(name.includes(NUL) ? [valueError([source, name], name, MESSAGE)] : []),
-    ...(value.includes(NUL) ? [valueError([source, name], value, MESSAGE)] : []),
-  ]);
+  const issues: ValidationIssue[] = [];
+  const check = (value: string, name: string) => {
+    if (name.includes(NUL)) issues.push(valueError([source, name], name, MESSAGE));
+    if (value.includes(NUL)) issues.push(valueError([source, name], value, MESSAGE));
+  };
+  if (params instanceof URLSearchParams) params.forEach(check);
+  else for (const name in params) if (Object.hasOwn(params, name)) check(params[name] as string, name);
+  return issues;
 }
