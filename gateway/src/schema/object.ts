@@ -50,17 +50,6 @@ function fieldsOf(shape: Shape): [string, Schema<unknown>][] {
   return fields;
 }
 
-/** What an object field holds when its key is absent (or undefined): a value, nothing, or an issue. */
-function absentField(
-  field: Schema<unknown>,
-  loc: Loc,
-  parentInput: unknown,
-): { value: unknown } | { issue: ValidationIssue } | undefined {
-  if (field instanceof DefaultSchema) return { value: field.produceDefault() };
-  if (field instanceof OptionalSchema) return undefined;
-  return { issue: missing(loc, parentInput) };
-}
-
 /**
  * Validates each field of `shape` from `read(key)`, collecting every issue in field order. Shared by
  * body models and by query/path parameter sets.
@@ -76,14 +65,13 @@ export function validateFields<S extends Shape>(
   const issues: ValidationIssue[] = [];
   for (const [key, field] of fieldsOf(shape)) {
     const raw = read(key);
-    const loc = fieldLoc(key);
     if (raw === undefined) {
-      const absent = absentField(field, loc, parentInput);
-      if (absent && "value" in absent) setOwn(out, key, absent.value);
-      else if (absent) issues.push(absent.issue);
+      // The loc is made only for an issue: most absent fields take their default.
+      if (field instanceof DefaultSchema) setOwn(out, key, field.produceDefault());
+      else if (!(field instanceof OptionalSchema)) issues.push(missing(fieldLoc(key), parentInput));
       continue;
     }
-    const result = field.validate(raw, loc, mode);
+    const result = field.validate(raw, fieldLoc(key), mode);
     if (result.ok) setOwn(out, key, result.value);
     else issues.push(...result.issues);
   }
