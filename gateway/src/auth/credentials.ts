@@ -18,12 +18,11 @@ export function presentedCredentials(req: IncomingMessage, trust: ProxyTrust): P
   const bearer =
     auth && /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, "").trim() || undefined : undefined;
   const cookie = readCookie(headerValue(req, "cookie"), SESSION_COOKIE);
-  return {
-    ...(apiKey ? { apiKey } : {}),
-    ...(bearer ? { bearer } : {}),
-    ...(cookie ? { cookie } : {}),
-    clientIp: clientAddress(req, trust),
-  };
+  const presented: PresentedCredentials = { clientIp: clientAddress(req, trust) };
+  if (apiKey) presented.apiKey = apiKey;
+  if (bearer) presented.bearer = bearer;
+  if (cookie) presented.cookie = cookie;
+  return presented;
 }
 
 /**
