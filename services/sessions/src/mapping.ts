@@ -57,10 +57,15 @@ export function modeFromProto(mode: SessionMode): SessionModeValue | undefined {
   return mode === SessionMode.FULL ? "FULL" : mode === SessionMode.LITE ? "LITE" : undefined;
 }
 
+const sourceFromProtoValue = new Map(
+  (Object.entries(sourceToProto) as [SessionSourceValue, SessionSource][]).map(([name, value]) => [
+    value,
+    name,
+  ]),
+);
+
 export function sourceFromProto(source: SessionSource): SessionSourceValue | undefined {
-  return (Object.entries(sourceToProto) as [SessionSourceValue, SessionSource][]).find(
-    ([, v]) => v === source,
-  )?.[0];
+  return sourceFromProtoValue.get(source);
 }
 
 /** Whole seconds from start to end, or to `now` while the session runs. */
