@@ -101,24 +101,25 @@ function voiceSettings(
   }
 }
 
+/** What every request has; the mode's own fields are set on it. */
 function common(body: FullBody | LiteBody, mode: SessionMode): Init {
-  return {
+  const init: Init = {
     mode,
     avatarId: body.avatar_id,
     isSandbox: body.is_sandbox,
     videoSettings: videoSettings(body.video_settings),
-    ...(body.max_session_duration === undefined
-      ? {}
-      : { maxSessionDuration: Math.min(body.max_session_duration, MAX_DURATION_WIRE_LIMIT) }),
   };
+  if (body.max_session_duration !== undefined) {
+    init.maxSessionDuration = Math.min(body.max_session_duration, MAX_DURATION_WIRE_LIMIT);
+  }
+  return init;
 }
 
 function fullRequest(body: FullBody): Init {
   const persona = body.avatar_persona;
   const agent = body.voice_agent;
   const memory = body.memory;
-  return {
-    ...common(body, SessionMode.FULL),
+  return Object.assign(common(body, SessionMode.FULL), {
     interactivityType: INTERACTIVITY[body.interactivity_type] ?? InteractivityType.CONVERSATIONAL,
     avatarPersona: persona
       ? {
@@ -144,7 +145,7 @@ function fullRequest(body: FullBody): Init {
     memory: memory
       ? { prevSessionId: memory.prev_session_id, sessionMemoryId: memory.session_memory_id }
       : undefined,
-  };
+  });
 }
 
 function liteRequest(body: LiteBody): Init {
@@ -154,55 +155,55 @@ function liteRequest(body: LiteBody): Init {
   const vd = body.vendorD_agent_config;
   const vb = body.vendorB_realtime_config;
   const vc = body.vendorC_realtime_config;
-  return {
-    ...common(body, SessionMode.LITE),
-    interactivityType: InteractivityType.CONVERSATIONAL,
-    lite: {
-      transportA: a
-        ? {
-            transportAUrl: a.transportA_url,
-            transportARoom: a.transportA_room,
-            transportAClientToken: a.transportA_client_token,
-          }
-        : undefined,
-      transportB: b
-        ? {
-            transportBAppId: b.transportB_app_id,
-            transportBToken: b.transportB_token,
-            transportBChannel: b.transportB_channel,
-            transportBUid: b.transportB_uid,
-          }
-        : undefined,
-      vendorAAgent: va
-        ? {
-            secretId: va.secret_id,
-            agentId: va.agent_id,
-            voiceId: va.voice_id,
-            dynamicVariables: dynamicVariables(va.dynamic_variables),
-          }
-        : undefined,
-      vendorDAgent: vd ? { secretId: vd.secret_id, agentId: vd.agent_id } : undefined,
-      vendorBRealtime: vb
-        ? {
-            model: vb.model,
-            voice: vb.voice ?? (isFullDuplex(vb.model) ? "marin" : "alloy"),
-            // The full-duplex family has no temperature; 0 stands for "not applicable".
-            temperature: isFullDuplex(vb.model) ? 0 : (vb.temperature ?? VENDOR_B_DEFAULT_TEMPERATURE),
-            secretId: vb.secret_id,
-            contextId: vb.context_id,
-          }
-        : undefined,
-      vendorCRealtime: vc
-        ? {
-            secretId: vc.secret_id,
-            contextId: vc.context_id,
-            voice: vc.voice,
-            temperature: vc.temperature,
-            model: vc.model,
-          }
-        : undefined,
-    },
-  };
+  const init = common(body, SessionMode.LITE);
+  init.interactivityType = InteractivityType.CONVERSATIONAL;
+  // A LITE body usually carries one of these configurations, or none: only those given are set.
+  const lite: NonNullable<Init["lite"]> = {};
+  init.lite = lite;
+  if (a) {
+    lite.transportA = {
+      transportAUrl: a.transportA_url,
+      transportARoom: a.transportA_room,
+      transportAClientToken: a.transportA_client_token,
+    };
+  }
+  if (b) {
+    lite.transportB = {
+      transportBAppId: b.transportB_app_id,
+      transportBToken: b.transportB_token,
+      transportBChannel: b.transportB_channel,
+      transportBUid: b.transportB_uid,
+    };
+  }
+  if (va) {
+    lite.vendorAAgent = {
+      secretId: va.secret_id,
+      agentId: va.agent_id,
+      voiceId: va.voice_id,
+      dynamicVariables: dynamicVariables(va.dynamic_variables),
+    };
+  }
+  if (vd) lite.vendorDAgent = { secretId: vd.secret_id, agentId: vd.agent_id };
+  if (vb) {
+    lite.vendorBRealtime = {
+      model: vb.model,
+      voice: vb.voice ?? (isFullDuplex(vb.model) ? "marin" : "alloy"),
+      // The full-duplex family has no temperature; 0 stands for "not applicable".
+      temperature: isFullDuplex(vb.model) ? 0 : (vb.temperature ?? VENDOR_B_DEFAULT_TEMPERATURE),
+      secretId: vb.secret_id,
+      contextId: vb.context_id,
+    };
+  }
+  if (vc) {
+    lite.vendorCRealtime = {
+      secretId: vc.secret_id,
+      contextId: vc.context_id,
+      voice: vc.voice,
+      temperature: vc.temperature,
+      model: vc.model,
+    };
+  }
+  return init;
 }
 
 /** The proto request for a parsed body (CUSTOM arrives here as the LITE shape). */
