@@ -36,7 +36,7 @@ import { resolveMemory } from "./resolve-memory.js";
 import { resolveSessionConfig } from "./resolve-session.js";
 import { checkRequestRules } from "./rules.js";
 import type { TokensDatabase } from "./schema.js";
-import type { CreateSession } from "./session-creations.js";
+import type { CreateSession, NewSessionRequest } from "./session-creations.js";
 import type { SessionTokenSigner } from "./signing-keys.js";
 import type { SpaceLookup } from "./space-cache.js";
 
@@ -90,11 +90,12 @@ export async function mintSessionToken(
   const init = await resolveSessionConfig({ catalog, agents, languages }, space.id, avatar, request);
   const memoryId =
     init.mode === SessionMode.FULL ? await resolveMemory(memory, space.id, request.memory) : "";
-  const config: SessionConfig = create(SessionConfigSchema, {
-    ...init,
-    memoryId,
-    ...(origin.embedId ? { embedId: origin.embedId, source: SessionSource.EMBED } : {}),
-  });
+  init.memoryId = memoryId;
+  if (origin.embedId) {
+    init.embedId = origin.embedId;
+    init.source = SessionSource.EMBED;
+  }
+  const config: SessionConfig = create(SessionConfigSchema, init);
 
   const signToken = await deps.signer.signing();
   const sessionId = randomUUID();
@@ -102,18 +103,15 @@ export async function mintSessionToken(
   const { startWindowSeconds, tokenGraceSeconds } = deps.settings;
   const createSession: CreateSession =
     deps.createSession ?? (async (r) => void (await sessions.createSession(r)));
-  const creation = settled(
-    createSession({
-      sessionId,
-      spaceId: space.id,
-      apiKeyId: req.apiKeyId,
-      config,
-      maxSessionDuration,
-      ...(origin.embedAdmission
-        ? { embedAdmission: create(EmbedAdmissionSchema, origin.embedAdmission) }
-        : {}),
-    }),
-  );
+  const newSession: NewSessionRequest = {
+    sessionId,
+    spaceId: space.id,
+    apiKeyId: req.apiKeyId,
+    config,
+    maxSessionDuration,
+  };
+  if (origin.embedAdmission) newSession.embedAdmission = create(EmbedAdmissionSchema, origin.embedAdmission);
+  const creation = settled(createSession(newSession));
   try {
     await creationSent();
     const sessionToken = signToken(

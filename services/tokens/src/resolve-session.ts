@@ -86,12 +86,9 @@ export async function resolveSessionConfig(
 
   if (request.mode === SessionMode.LITE) {
     const context = await checkLiteConfigs(deps.agents, spaceId, request.lite);
-    return {
-      ...base,
-      mode: SessionMode.LITE,
-      lite: request.lite,
-      ...(await liteContext(deps, spaceId, context, {})),
-    };
+    base.mode = SessionMode.LITE;
+    base.lite = request.lite;
+    return context ? Object.assign(base, await liteContext(deps, spaceId, context, {})) : base;
   }
 
   if (request.voiceAgent) {
