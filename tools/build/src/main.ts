@@ -5,7 +5,8 @@
  * imports, resolved from the package's node_modules, so a bundle runs with production dependencies only
  * (`pnpm install --prod`). The build fails when a bundle imports one that its package.json does not list
  * under `dependencies`. One entry file per process, the chunks of what it imports only when needed, and
- * the files of the worker threads it starts by URL, side by side: no TypeScript at run time.
+ * the files of the worker threads it starts by URL, side by side: no TypeScript at run time. Folders as
+ * arguments build only those processes (`pnpm build suite`, what `pnpm start` runs).
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -53,9 +54,20 @@ async function buildProcess(p: ProcessBuild): Promise<string[]> {
   return [...new Set(results.flatMap((r) => undeclaredImports(p, r.metafile)))].sort();
 }
 
+// `pnpm build suite gateway` builds only those processes (by their folder); `pnpm build`, all of them.
+const asked = process.argv.slice(2);
+const unknown = asked.filter((dir) => !PROCESSES.some((p) => p.dir === dir));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `no process to build in ${unknown.join(", ")} (${PROCESSES.map((p) => p.dir).join(", ")})\n`,
+  );
+  process.exit(2);
+}
+const chosen = asked.length > 0 ? PROCESSES.filter((p) => asked.includes(p.dir)) : PROCESSES;
+
 const problems: string[] = [];
 const t0 = performance.now();
-for (const p of PROCESSES) {
+for (const p of chosen) {
   const missing = await buildProcess(p);
   if (missing.length > 0) {
     problems.push(`${p.dir}/package.json must list under "dependencies": ${missing.join(", ")}`);
@@ -66,4 +78,4 @@ if (problems.length > 0) {
   process.stderr.write(`${problems.join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write(`${PROCESSES.length} bundles in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+process.stdout.write(`${chosen.length} bundles in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);

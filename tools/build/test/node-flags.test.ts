@@ -25,12 +25,12 @@ describe("nodeFlagsFor", () => {
     }
   });
 
-  it("is what `pnpm start` runs the one-process suite with (package.json cannot import it)", () => {
+  it("is what `pnpm start` runs the one-process suite's bundle with, built first (package.json cannot import it)", () => {
     const root = path.resolve(import.meta.dirname, "../../..");
     const { scripts } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
-    const main = "suite/src/main.ts";
-    expect(scripts.start).toBe(["node", ...nodeFlagsFor(main), "--import", "tsx", main].join(" "));
+    const main = "suite/dist/main.js";
+    expect(scripts.start).toBe(`pnpm -s build suite && ${["node", ...nodeFlagsFor(main), main].join(" ")}`);
   });
 });
