@@ -17,6 +17,7 @@ import type { ServiceApp } from "./server.js";
 import { callersOf } from "./service-callers.js";
 import { serviceError } from "./service-errors.js";
 import type { CallerName } from "./service-identity.js";
+import { tracingOn } from "./tracing/setup.js";
 import { inSpan, SERVICE_ATTRIBUTE } from "./tracing/spans.js";
 
 type AnyImpl = Partial<ServiceImpl<DescService>>;
@@ -100,8 +101,12 @@ export class InProcessServices {
       client[method.localName] = (
         request: MessageInitShape<typeof method.input> = {},
         options?: CallOptions,
-      ) =>
-        inSpan(
+      ) => {
+        const metered = () =>
+          meterCalled(procedure, () => meterServed(served(), procedure, () => call(request, options)));
+        // Without tracing no span is made: the call is counted and timed only.
+        if (!tracingOn()) return metered();
+        return inSpan(
           procedure,
           {
             kind: SpanKind.SERVER,
@@ -111,8 +116,9 @@ export class InProcessServices {
               [SERVICE_ATTRIBUTE]: served(),
             },
           },
-          () => meterCalled(procedure, () => meterServed(served(), procedure, () => call(request, options))),
+          metered,
         );
+      };
     }
     return client;
   }
