@@ -43,6 +43,19 @@ function scriptedStore(impl: (key: string, windowId: number) => number | Promise
   return store;
 }
 
+/** A store in memory that records the keys it is given. */
+function keyRecordingStore() {
+  const keys: string[] = [];
+  const memory = new MemoryCounterStore();
+  const store: CounterStore = {
+    increment: (key, windowId) => {
+      keys.push(key);
+      return memory.increment(key, windowId);
+    },
+  };
+  return { keys, store };
+}
+
 function limiterWith(overrides: Partial<RateLimiterOptions> = {}) {
   const clock = manualClock();
   const logger = recordingLogger();
@@ -144,14 +157,7 @@ describe("RateLimiter counting", () => {
   });
 
   it("never hands the raw credential to the store", async () => {
-    const keys: string[] = [];
-    const memory = new MemoryCounterStore();
-    const store: CounterStore = {
-      increment: (key, windowId) => {
-        keys.push(key);
-        return memory.increment(key, windowId);
-      },
-    };
+    const { keys, store } = keyRecordingStore();
     const { limiter } = limiterWith({ store });
     const secret = "sk_live_0123456789abcdef";
     await limiter.hit({ credential: secret, endpoint: "GET /v1/avatars", limit: 10 });
@@ -162,14 +168,7 @@ describe("RateLimiter counting", () => {
   });
 
   it("gives a pair the same key every time, also once more pairs came than it remembers", async () => {
-    const keys: string[] = [];
-    const memory = new MemoryCounterStore();
-    const store: CounterStore = {
-      increment: (key, windowId) => {
-        keys.push(key);
-        return memory.increment(key, windowId);
-      },
-    };
+    const { keys, store } = keyRecordingStore();
     const { limiter } = limiterWith({ store });
     const first = { credential: "key-first", endpoint: "POST /v1/sessions/token", limit: 100_000 };
     await limiter.hit(first);
