@@ -55,6 +55,18 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/**
+ * The request's target as a URL; undefined for one Node's parser lets through and URL refuses (an
+ * absolute form with a bad host, `GET http://[::1 HTTP/1.1`), which is answered 400.
+ */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? "/", "http://gateway.invalid");
+  } catch {
+    return undefined;
+  }
+}
+
 /** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */
 export async function build(deps: GatewayDeps): Promise<Gateway> {
   const { config, log } = deps;
@@ -210,16 +222,19 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
       "X-Request-Id": requestId,
       "X-Content-Type-Options": "nosniff",
     };
-    const url = new URL(req.url ?? "/", "http://gateway.invalid");
     const method = (req.method ?? "GET").toUpperCase();
+    const url = requestUrl(req);
     // A preflight is answered for the route and method it asks about.
     const target =
       method === "OPTIONS"
         ? ((req.headers["access-control-request-method"] as string | undefined)?.toUpperCase() ?? "POST")
         : method;
-    const found = router.lookup(target, url.pathname);
+    const found: RouteLookup<Route> = url ? router.lookup(target, url.pathname) : { kind: "not_found" };
     observeRequest(res, routeLabel(found), method, () => {
-      serve(req, res, requestId, headers, url, method, found).catch((err: unknown) => {
+      const served = url
+        ? serve(req, res, requestId, headers, url, method, found)
+        : Promise.reject(new HttpError(400, "Bad request"));
+      served.catch((err: unknown) => {
         const e = toHttpError(err);
         if (e.status >= 500) {
           log.error("request failed", { method: req.method, path: req.url, request_id: requestId, err });

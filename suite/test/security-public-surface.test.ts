@@ -152,6 +152,20 @@ describe("requests Node's parser refuses get the envelope", () => {
       data: null,
       message: "Request header fields too large",
     });
+    // A target the parser lets through and URL refuses: 400 with the envelope, and the gateway serves on.
+    for (const target of ["http://[::1", "http://%zz/v1/avatars"]) {
+      const refused = await rawSocket(
+        suite.gatewayUrl,
+        `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      );
+      expect(refused).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(refused.slice(refused.indexOf("\r\n\r\n") + 4))).toEqual({
+        code: 4000,
+        data: null,
+        message: "Bad request",
+      });
+    }
+    expect((await suite.get("/v1/languages")).status).toBe(200);
     const bad = await rawSocket(suite.gatewayUrl, "NOT A REQUEST\r\n\r\n");
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(bad.slice(bad.indexOf("\r\n\r\n") + 4))).toEqual({
