@@ -19,6 +19,7 @@ import { HttpError, rateLimited, toHttpError } from "./http/http-error.js";
 import { parseRequest } from "./http/parse-request.js";
 import { parsePublicHosts, publicBaseUrl, requestIsHttps } from "./http/public-url.js";
 import { GatewayRequestContext, type SharedContext } from "./http/request-context.js";
+import { requestUrl } from "./http/request-url.js";
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { CorsOrigins, Principal, Route } from "./http/route.js";
 import { type RouteLookup, Router } from "./http/router.js";
@@ -53,18 +54,6 @@ export interface Gateway {
   limiter: RateLimiter;
   /** Stops listening to the bus. */
   close(): Promise<void>;
-}
-
-/**
- * The request's target as a URL; undefined for one Node's parser lets through and URL refuses (an
- * absolute form with a bad host, `GET http://[::1 HTTP/1.1`), which is answered 400.
- */
-function requestUrl(req: IncomingMessage): URL | undefined {
-  try {
-    return new URL(req.url ?? "/", "http://gateway.invalid");
-  } catch {
-    return undefined;
-  }
 }
 
 /** Builds the public HTTP surface: request id, CORS, routing, rate limit, auth, validation, envelope. */

@@ -153,10 +153,17 @@ describe("requests Node's parser refuses get the envelope", () => {
       message: "Request header fields too large",
     });
     // A target the parser lets through and URL refuses: 400 with the envelope, and the gateway serves on.
-    for (const target of ["http://[::1", "http://%zz/v1/avatars"]) {
+    // The same target on a WebSocket upgrade (the event socket's handshake).
+    const upgrade =
+      "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==";
+    for (const [target, headers] of [
+      ["http://[::1", "Connection: close"],
+      ["http://%zz/v1/avatars", "Connection: close"],
+      ["http://[::1/v1/events", upgrade],
+    ]) {
       const refused = await rawSocket(
         suite.gatewayUrl,
-        `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        `GET ${target} HTTP/1.1\r\nHost: x\r\n${headers}\r\n\r\n`,
       );
       expect(refused).toMatch(/^HTTP\/1\.1 400 /);
       expect(JSON.parse(refused.slice(refused.indexOf("\r\n\r\n") + 4))).toEqual({

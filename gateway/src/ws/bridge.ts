@@ -17,6 +17,7 @@ import { presentedCredentials, rateLimitIdentity } from "../auth/credentials.js"
 import type { GatewayConfig } from "../config.js";
 import { toHttpError } from "../http/http-error.js";
 import { endWithError } from "../http/raw-response.js";
+import { requestUrl } from "../http/request-url.js";
 import { proxyTrust } from "../http/trusted-proxies.js";
 import { limitOf } from "../limits.js";
 import { type RateLimiter, rateLimitHeaders } from "../ratelimit/index.js";
@@ -77,7 +78,8 @@ export function attachRealtimeBridge(server: Server, deps: BridgeDeps): Realtime
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on("error", () => socket.destroy());
-    const url = new URL(req.url ?? "/", "http://gateway.invalid");
+    const url = requestUrl(req);
+    if (!url) return endWithError(socket, 400, "Bad request");
     if (url.pathname !== EVENTS_PATH) return endWithError(socket, 404, "Not Found");
     if (closing) return endWithError(socket, 503, "Service temporarily unavailable");
     if (!isWebSocketHandshake(req)) return endWithError(socket, 400, "Expected a WebSocket handshake");
