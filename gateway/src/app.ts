@@ -22,7 +22,7 @@ import { GatewayRequestContext, type SharedContext } from "./http/request-contex
 import { requestUrl } from "./http/request-url.js";
 import { sendJson, sendRaw } from "./http/respond.js";
 import type { CorsOrigins, Principal, Route } from "./http/route.js";
-import { type RouteLookup, Router } from "./http/router.js";
+import { type Match, type RouteLookup, Router } from "./http/router.js";
 import { proxyTrust } from "./http/trusted-proxies.js";
 import { limitOf } from "./limits.js";
 import { observeRequest, routeLabel } from "./observe/requests.js";
@@ -106,8 +106,6 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     https: (req) => requestIsHttps(req, trust),
     apiKeyRevoked: (apiKeyId) => authenticators.apiKeys.isRevoked(apiKeyId),
   };
-  /** The rate limiter's endpoint of each route: its method and pattern, so parameters never split it. */
-  const endpoints = new Map(deps.routes.map((r) => [r, `${r.method} ${r.path}`]));
 
   async function serve(
     req: IncomingMessage,
@@ -137,9 +135,9 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     if (found.kind === "method_not_allowed") {
       throw new HttpError(405, "Method Not Allowed", undefined, { Allow: found.allow.join(", ") });
     }
-    const { route, params } = found.match;
+    const { route } = found.match;
     try {
-      await serveRoute(req, res, requestId, headers, url, route, params);
+      await serveRoute(req, res, requestId, headers, url, found.match);
     } catch (err) {
       if (!route.errors) throw err;
       // The caller sees a rewritten answer; what actually happened goes to the log.
@@ -157,8 +155,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     requestId: string,
     headers: Record<string, string>,
     url: URL,
-    route: Route,
-    params: Record<string, string>,
+    { route, params, endpoint }: Match<Route>,
   ) {
     if (route.cors === true) Object.assign(headers, corsHeaders(req, false));
     else if (route.cors && req.headers.origin) {
@@ -186,7 +183,7 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
     }
     const decision = await limiter.hit({
       credential: rateLimitIdentity(principal, credentials),
-      endpoint: endpoints.get(route) ?? `${route.method} ${route.path}`,
+      endpoint,
       limit: limitOf(route.rateLimit, config.RATE_LIMIT_PER_SECOND),
     });
     setRateLimitHeaders(headers, decision);

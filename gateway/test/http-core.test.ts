@@ -105,6 +105,14 @@ describe("router", () => {
     });
   });
 
+  it("names a match's rate-limit endpoint by method and pattern, whatever the parameters", () => {
+    for (const path of ["/v1/avatars/a", "/v1/avatars/b"]) {
+      expect(router.lookup("PATCH", path)).toMatchObject({
+        match: { endpoint: "PATCH /v1/avatars/{avatar_id}" },
+      });
+    }
+  });
+
   it("tells a wrong method from an unknown path", () => {
     expect(router.lookup("DELETE", "/v1/avatars/x")).toEqual({
       kind: "method_not_allowed",

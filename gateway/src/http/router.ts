@@ -6,6 +6,8 @@
 export interface Match<R> {
   route: R;
   params: Record<string, string>;
+  /** The endpoint the rate limit counts: the method and the pattern (`POST /v1/sessions/{session_id}`). */
+  endpoint: string;
 }
 
 interface Compiled<R> {
@@ -13,6 +15,7 @@ interface Compiled<R> {
   regex: RegExp;
   names: string[];
   route: R;
+  endpoint: string;
 }
 
 export type RouteLookup<R> =
@@ -35,7 +38,13 @@ export class Router<R extends { method: string; path: string }> {
           return "([^/]+)";
         })
         .join("/");
-      return { method: route.method, regex: new RegExp(`^${source}/?$`), names, route };
+      return {
+        method: route.method,
+        regex: new RegExp(`^${source}/?$`),
+        names,
+        route,
+        endpoint: `${route.method} ${route.path}`,
+      };
     });
   }
 
@@ -52,7 +61,7 @@ export class Router<R extends { method: string; path: string }> {
       c.names.forEach((name, i) => {
         params[name] = safeDecode(m[i + 1] ?? "");
       });
-      return { kind: "found", match: { route: c.route, params } };
+      return { kind: "found", match: { route: c.route, params, endpoint: c.endpoint } };
     }
     return allow.length > 0 ? { kind: "method_not_allowed", allow } : { kind: "not_found" };
   }
