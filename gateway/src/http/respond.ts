@@ -1,9 +1,9 @@
+/**
+ * Both take the request's own headers object (app.ts makes one per request) and set the content headers on
+ * it rather than on a copy: never pass one that is shared.
+ */
 import type { ServerResponse } from "node:http";
 
-/**
- * The response's headers are the request's own object (app.ts makes one per request), so the content
- * headers are set on it rather than on a copy.
- */
 export function sendJson(
   res: ServerResponse,
   status: number,
