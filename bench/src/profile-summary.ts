@@ -7,26 +7,15 @@
  * profile's last seconds, or FROM-TO, seconds from its start (e.g. `56-68`).
  */
 import { readFileSync } from "node:fs";
-import { busyBySecond, type CpuProfile, type ProfileWindow, summarizeProfile } from "./profile/summarize.js";
+import { busyBySecond, type CpuProfile, parseWindow, summarizeProfile } from "./profile/summarize.js";
 
 const usage = "usage: pnpm bench:profile FILE.cpuprofile [N] [LAST_SECONDS | FROM-TO]";
 const [file, topArg, windowArg] = process.argv.slice(2);
-const positive = (arg: string | undefined) => arg !== undefined && Number(arg) > 0;
 const window = parseWindow(windowArg);
-if (!file || (topArg !== undefined && !positive(topArg)) || !window) throw new Error(usage);
+if (!file || (topArg !== undefined && !(Number(topArg) > 0)) || !window) throw new Error(usage);
 const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
 const summary = summarizeProfile(profile, window);
-
-function parseWindow(arg: string | undefined): ProfileWindow | undefined {
-  if (arg === undefined) return {};
-  const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(arg);
-  if (range) {
-    const [fromSeconds, toSeconds] = [Number(range[1]), Number(range[2])];
-    return fromSeconds < toSeconds ? { fromSeconds, toSeconds } : undefined;
-  }
-  return positive(arg) ? { lastSeconds: Number(arg) } : undefined;
-}
 
 const pct = (t: number) => `${((100 * t) / summary.total).toFixed(1).padStart(5)} %`;
 const print = (title: string, rows: [string, number][], n: number) => {

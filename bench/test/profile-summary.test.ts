@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { busyBySecond, type CpuProfile, packageOf, summarizeProfile } from "../src/profile/summarize.js";
+import {
+  busyBySecond,
+  type CpuProfile,
+  packageOf,
+  parseWindow,
+  summarizeProfile,
+} from "../src/profile/summarize.js";
 
 const ROOT = "file:///repo";
 const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
@@ -57,6 +63,18 @@ describe("summarizeProfile", () => {
     const s = summarizeProfile(profile, { fromSeconds: 0.002, toSeconds: 0.005 });
     expect(s.total).toBe(3000);
     expect(asObject(s.byPackage)).toEqual({ node: 1000, pg: 2000 });
+  });
+});
+
+describe("parseWindow", () => {
+  it("reads the last seconds or a range from the start, and nothing else", () => {
+    expect(parseWindow(undefined)).toEqual({});
+    expect(parseWindow("12")).toEqual({ lastSeconds: 12 });
+    expect(parseWindow("56-68")).toEqual({ fromSeconds: 56, toSeconds: 68 });
+    expect(parseWindow("0.5-1.5")).toEqual({ fromSeconds: 0.5, toSeconds: 1.5 });
+    for (const bad of ["68-56", "5-5", "0", "-3", "", " ", "abc", "1-", "-1-2"]) {
+      expect(parseWindow(bad), bad).toBeUndefined();
+    }
   });
 });
 

@@ -59,6 +59,18 @@ export interface ProfileWindow {
   toSeconds?: number;
 }
 
+/** A window as given on the command line: `LAST_SECONDS`, or `FROM-TO` seconds from the start; undefined when it is neither. */
+export function parseWindow(arg: string | undefined): ProfileWindow | undefined {
+  if (arg === undefined) return {};
+  const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(arg);
+  if (range) {
+    const [fromSeconds, toSeconds] = [Number(range[1]), Number(range[2])];
+    return fromSeconds < toSeconds ? { fromSeconds, toSeconds } : undefined;
+  }
+  const last = Number(arg);
+  return arg.trim() !== "" && last > 0 ? { lastSeconds: last } : undefined;
+}
+
 /** Calls `visit` with each sample's node id, its delta and when the delta began (µs from the start). */
 function eachSample(profile: CpuProfile, visit: (id: number, delta: number, at: number) => void): void {
   let at = 0;
