@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { browserSuite } from "./browser-support.js";
+import { embedInState } from "./embed-page-support.js";
 import { ADA, CHLOE, key } from "./sessions-support.js";
 import { atNextSecond, json } from "./support.js";
 
@@ -44,18 +45,9 @@ async function open(url: string, viewport = PHONE_PORTRAIT): Promise<Page> {
  * forbids evaluating strings, so probes are functions, serialized: they can use no outer name).
  */
 interface PageGlobals {
-  avatarEmbed: { state: string };
   document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> };
   getComputedStyle(element: unknown): { opacity: string };
 }
-
-/** Waits until the page's embed is in `state`. */
-const inState = (page: Page, state: string) =>
-  page.waitForFunction(
-    (wanted) => (globalThis as unknown as PageGlobals).avatarEmbed.state === wanted,
-    state,
-    { timeout: 20_000 },
-  );
 
 /** Waits until the texts of the elements matching `selector` are `texts`. */
 const hasTexts = (page: Page, selector: string, texts: string[]) =>
@@ -84,7 +76,7 @@ describe.skipIf(!available)("the embed page in a browser", () => {
     expect((await picture.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
     await page.screenshot({ path: path.join(SHOTS, "before-start.png") });
     await button(page, "Start conversation").click();
-    await inState(page, "live");
+    await embedInState(page, "live");
     expect(await page.locator("#start-overlay").isHidden()).toBe(true);
 
     // Keyboard only: the field is focused once the conversation is live; Enter sends.
@@ -93,15 +85,15 @@ describe.skipIf(!available)("the embed page in a browser", () => {
     await hasTexts(page, ".log .user", ["Please repeat after me"]);
 
     await button(page, "End").click();
-    await inState(page, "ended");
+    await embedInState(page, "ended");
     await hasTexts(page, "#overlay-message", ["You ended the conversation."]);
     expect(await page.getByRole("status").textContent()).toBe("You ended the conversation.");
     expect(await page.locator("#text").isDisabled()).toBe(true);
 
     await button(page, "Start again").click();
-    await inState(page, "live");
+    await embedInState(page, "live");
     await button(page, "End").click();
-    await inState(page, "ended");
+    await embedInState(page, "ended");
     await page.close();
   });
 
@@ -114,7 +106,7 @@ describe.skipIf(!available)("the embed page in a browser", () => {
     it(`fits a ${viewport.width}x${viewport.height} phone with a ${orientation} embed`, async () => {
       const page = await open(await embedUrl({ avatar_id: ADA, is_sandbox: true, orientation }), viewport);
       await button(page, "Start conversation").click();
-      await inState(page, "live");
+      await embedInState(page, "live");
       const stage = await page.locator(".stage").boundingBox();
       const log = await page.locator("#log").boundingBox();
       const input = await page.locator("#text").boundingBox();
@@ -134,7 +126,7 @@ describe.skipIf(!available)("the embed page in a browser", () => {
         path: path.join(SHOTS, `${orientation}-${viewport.width}x${viewport.height}.png`),
       });
       await button(page, "End").click();
-      await inState(page, "ended");
+      await embedInState(page, "ended");
       await page.close();
     });
   }
@@ -149,7 +141,7 @@ describe.skipIf(!available)("the embed page in a browser", () => {
     try {
       const page = await open(url);
       await button(page, "Start conversation").click();
-      await inState(page, "error");
+      await embedInState(page, "error");
       await hasTexts(page, "#overlay-message", ["This avatar isn't available right now."]);
       expect(await page.getByRole("status").textContent()).toBe("This avatar isn't available right now.");
       // What the visitor sees rendered (textContent would include the page's script).
@@ -177,7 +169,7 @@ describe.skipIf(!available)("the embed page in a browser", () => {
     // Tab reaches the start button first and Enter presses it.
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
-    await inState(page, "live");
+    await embedInState(page, "live");
     expect(await page.getByRole("status").textContent()).toBe("Connected. The avatar is listening.");
     expect(
       await page
@@ -185,7 +177,7 @@ describe.skipIf(!available)("the embed page in a browser", () => {
         .evaluate((el) => (globalThis as unknown as PageGlobals).getComputedStyle(el).opacity),
     ).toBe("1");
     await button(page, "End").click();
-    await inState(page, "ended");
+    await embedInState(page, "ended");
     await page.close();
   });
 });

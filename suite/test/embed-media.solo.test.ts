@@ -6,6 +6,7 @@ import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ChatCompletionsServer } from "../../packages/providers/test/servers/chat-completions-server.js";
+import { embedInState, startConversation } from "./embed-page-support.js";
 import { MediaServer } from "./media-server.js";
 import { ADA } from "./sessions-support.js";
 import { atNextSecond, json } from "./support.js";
@@ -478,19 +479,7 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await server.ask({ op: "watchStalls" });
       await page.goto(embed.url);
-      await page.getByRole("button", { name: "Start conversation", exact: true }).click();
-      await page.waitForFunction(
-        () => {
-          const e = (globalThis as unknown as PageGlobals).avatarEmbed;
-          return (
-            e.state === "live" &&
-            e.video.videoWidth > 0 &&
-            (e.video.srcObject?.getAudioTracks().length ?? 0) > 0
-          );
-        },
-        undefined,
-        { timeout: 20_000 },
-      );
+      await startConversation(page);
       await startProbes(page, mouth);
       // Idle (the avatar breathes and blinks, its mouth at rest) for as long as the browser's lip sync
       // takes to settle: Chromium starts the audio ~100 ms behind the picture (its audio jitter buffer)
@@ -499,18 +488,10 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
       await page.waitForTimeout(SETTLE_MS);
       await page.keyboard.type("Please say something");
       await page.keyboard.press("Enter");
-      await page.waitForFunction(
-        () => (globalThis as unknown as PageGlobals).avatarEmbed.state === "speaking",
-        undefined,
-        { timeout: 20_000 },
-      );
+      await embedInState(page, "speaking");
       await page.waitForTimeout(1500);
       await page.screenshot({ path: path.join(SHOTS, `speaking-${codec}.png`) });
-      await page.waitForFunction(
-        () => (globalThis as unknown as PageGlobals).avatarEmbed.state === "live",
-        undefined,
-        { timeout: 30_000 },
-      );
+      await embedInState(page, "live", 30_000);
       await page.waitForTimeout(1500);
       const s = await samplesOf(page);
       writeFileSync(path.join(SHOTS, `samples-${codec}.json`), JSON.stringify(s));
@@ -552,15 +533,7 @@ describe.skipIf(!available)("the avatar in a browser: seen and heard, in sync", 
     const embed = (await json(created)).data;
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(embed.url);
-    await page.getByRole("button", { name: "Start conversation", exact: true }).click();
-    await page.waitForFunction(
-      () => {
-        const e = (globalThis as unknown as PageGlobals).avatarEmbed;
-        return e.state === "live" && e.video.videoWidth > 0;
-      },
-      undefined,
-      { timeout: 20_000 },
-    );
+    await startConversation(page, false);
     await startProbes(page, { x: 0, y: 0, width: 8, height: 8 });
     await page.waitForTimeout(2000);
     const before = (await samplesOf(page)).stats.at(-1);

@@ -9,6 +9,7 @@ import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatCompletionsServer } from "../../packages/providers/test/servers/chat-completions-server.js";
+import { type EmbedGlobals, embedInState, startConversation } from "./embed-page-support.js";
 import { ADA, key } from "./sessions-support.js";
 
 /**
@@ -84,10 +85,8 @@ afterAll(async () => {
 });
 
 /** What the probe reads in the page (this project's TypeScript has no DOM types). */
-interface PageGlobals {
-  avatarEmbed: {
-    state: string;
-    video: { videoWidth: number; srcObject: { getAudioTracks(): unknown[] } | null };
+interface PageGlobals extends EmbedGlobals {
+  avatarEmbed: EmbedGlobals["avatarEmbed"] & {
     peer: { getStats(): Promise<Map<string, Record<string, unknown>>> };
   };
   AudioContext: new () => {
@@ -121,19 +120,7 @@ describe.skipIf(!available)("pnpm start", () => {
       throw err;
     });
     await page.goto(embed.data.url);
-    await page.getByRole("button", { name: "Start conversation", exact: true }).click();
-    await page.waitForFunction(
-      () => {
-        const e = (globalThis as unknown as PageGlobals).avatarEmbed;
-        return (
-          e.state === "live" &&
-          e.video.videoWidth > 0 &&
-          (e.video.srcObject?.getAudioTracks().length ?? 0) > 0
-        );
-      },
-      undefined,
-      { timeout: 30_000 },
-    );
+    await startConversation(page, true, 30_000);
     // The loudest the received voice gets, read every 10 ms from the track the page plays.
     await page.evaluate(async () => {
       const w = globalThis as unknown as PageGlobals;
@@ -169,18 +156,10 @@ describe.skipIf(!available)("pnpm start", () => {
     llm.enqueue({ kind: "stream", pieces: ["Hello! ", "I am the avatar, speaking to you from the bundle."] });
     await page.keyboard.type("Please say something");
     await page.keyboard.press("Enter");
-    await page.waitForFunction(
-      () => (globalThis as unknown as PageGlobals).avatarEmbed.state === "speaking",
-      undefined,
-      { timeout: 30_000 },
-    );
+    await embedInState(page, "speaking", 30_000);
     await page.waitForTimeout(1_000);
     await page.screenshot({ path: path.join(SHOTS, "speaking.png") });
-    await page.waitForFunction(
-      () => (globalThis as unknown as PageGlobals).avatarEmbed.state === "live",
-      undefined,
-      { timeout: 30_000 },
-    );
+    await embedInState(page, "live", 30_000);
     const loudest = await page.evaluate(() => (globalThis as unknown as PageGlobals).__heard?.loudest ?? 0);
     const framesAfter = await framesDecoded();
     await page.close();
