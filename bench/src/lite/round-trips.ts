@@ -14,14 +14,19 @@ export class RoundTrips {
   errors = 0;
   closed = 0;
 
-  /** Starts a measured window: counts and latencies from now on. */
-  begin(): void {
+  /** Forgets what was counted; nothing counts until `resume`. */
+  reset(): void {
     this.sentAt.clear();
     this.latencies = [];
     this.sent = 0;
     this.acked = 0;
     this.errors = 0;
     this.closed = 0;
+    this.measuring = false;
+  }
+
+  /** Counts from now on, adding to what the windows before counted. */
+  resume(): void {
     this.measuring = true;
   }
 

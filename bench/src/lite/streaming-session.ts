@@ -84,20 +84,27 @@ export class StreamingSession {
     ws.on("message", (data) => this.onMessage(data.toString()));
     ws.on("close", () => {
       this.trips.closed++;
-      clearInterval(this.timer);
+      this.pause();
     });
   }
 
   /** Starts streaming, at a random offset within the second so that sessions do not send in step. */
   stream(): void {
-    setTimeout(() => {
+    this.pause();
+    this.timer = setTimeout(() => {
       this.sendChunk();
       this.timer = setInterval(() => this.sendChunk(), CHUNK_MS);
     }, Math.random() * CHUNK_MS);
   }
 
+  /** Stops streaming; the socket stays open. */
+  pause(): void {
+    // Node's clearTimeout clears an interval as well.
+    clearTimeout(this.timer);
+  }
+
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.pause();
     this.ws?.removeAllListeners("close");
     await this.close?.().catch(() => {});
     this.ws?.terminate();
