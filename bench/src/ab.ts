@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, readConfig } from "@avatar/runtime";
 import { parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
-import { startBenchEnvironment } from "./backend/environment.js";
+import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js";
 import { type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
@@ -115,6 +115,7 @@ try {
         for (const text of suite.exited()) say(text);
       } finally {
         await suite.stop();
+        await dropOwnDatabase(own);
       }
     }
   }

@@ -22,7 +22,7 @@ import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { env, readConfig } from "@avatar/runtime";
 import type { Backend } from "./backend/backend.js";
-import { startBenchEnvironment } from "./backend/environment.js";
+import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js";
 import { type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
 import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
@@ -168,6 +168,7 @@ try {
       for (const text of suite.exited()) say(text);
     } finally {
       await suite.stop();
+      await dropOwnDatabase(own);
     }
   }
   if (topologies.has("processes")) {
@@ -179,6 +180,7 @@ try {
       for (const text of processes.exited()) say(text);
     } finally {
       await processes.stop();
+      await dropOwnDatabase(own);
     }
   }
   report(processTable);

@@ -98,3 +98,19 @@ export async function withFreshDatabase(environment: BenchEnvironment): Promise<
   url.pathname = `/${name}`;
   return { ...environment, env: { ...environment.env, DATABASE_URL: url.toString() } };
 }
+
+/**
+ * Drops the database of `own` (from withFreshDatabase) once its backend has stopped: the rows its load
+ * left are otherwise vacuumed and analyzed by autovacuum while the next backend is measured.
+ */
+export async function dropOwnDatabase(own: BenchEnvironment): Promise<void> {
+  const name = new URL(own.env.DATABASE_URL ?? "").pathname.slice(1);
+  if (!/^bench_\d+$/.test(name)) throw new Error(`not a database of withFreshDatabase: ${name}`);
+  const client = new pg.Client({ connectionString: own.pg.url });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
