@@ -10,8 +10,9 @@
  * sets of sockets open throughout and only the measured side streaming; its figures pool the two
  * windows. This host's tail swings from one minute to the next (the floor's p99 alone read 1.5 to 7.1 ms
  * in four runs of one hour), so one floor window before the backend made the ratio a draw. The backend
- * streams without a break over its window, as a level's sessions do: measured in turns with the floor,
- * its sessions falling quiet every few seconds read a p99 twice that of streaming throughout.
+ * streams without a break over its window: measured in turns with the floor, its sessions falling quiet
+ * every few seconds read a p99 twice that of streaming throughout. Between levels its sessions are quiet
+ * while the floor is measured and the new ones open; each window starts after its warm-up.
  *
  * Needs Debian's postgresql-15 and nats-server, as `pnpm bench`. Settings (environment):
  *   BENCH_LITE_SESSIONS   levels of concurrent sessions, comma-separated and increasing (default 1000)

@@ -99,13 +99,19 @@ export async function withFreshDatabase(environment: BenchEnvironment): Promise<
   return { ...environment, env: { ...environment.env, DATABASE_URL: url.toString() } };
 }
 
+/** The name of a database withFreshDatabase made, from its URL; anything else is refused. */
+export function ownDatabaseName(databaseUrl: string): string {
+  const name = URL.canParse(databaseUrl) ? new URL(databaseUrl).pathname.slice(1) : "";
+  if (!/^bench_\d+$/.test(name)) throw new Error(`not a database of withFreshDatabase: ${databaseUrl}`);
+  return name;
+}
+
 /**
  * Drops the database of `own` (from withFreshDatabase) once its backend has stopped: the rows its load
  * left are otherwise vacuumed and analyzed by autovacuum while the next backend is measured.
  */
 export async function dropOwnDatabase(own: BenchEnvironment): Promise<void> {
-  const name = new URL(own.env.DATABASE_URL ?? "").pathname.slice(1);
-  if (!/^bench_\d+$/.test(name)) throw new Error(`not a database of withFreshDatabase: ${name}`);
+  const name = ownDatabaseName(own.env.DATABASE_URL ?? "");
   const client = new pg.Client({ connectionString: own.pg.url });
   await client.connect();
   try {
