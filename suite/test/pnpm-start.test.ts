@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "@avatar/runtime";
-import { repoRoot } from "@avatar/testkit";
+import { repoRoot, type SpawnedProcess, waitForReady } from "@avatar/testkit";
 import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,15 +24,15 @@ const available = browserAvailable("the pnpm start browser test");
 const SHOTS = path.resolve(".ci/out/start");
 mkdirSync(SHOTS, { recursive: true });
 
-let started: { child: ChildProcess; output: () => string; url: string } | undefined;
+let started: { proc: SpawnedProcess; url: string } | undefined;
 let dataDir: string | undefined;
 let llm: ChatCompletionsServer | undefined;
 let browser: Browser | undefined;
 
+/** `pnpm start` in a process group of its own, so that stopping it stops pnpm, the shell and node alike. */
 async function pnpmStart(env: Record<string, string>): Promise<NonNullable<typeof started>> {
   const port = await freePort();
   const { DATABASE_URL: _db, NATS_URL: _nats, NODE_OPTIONS: _node, ...inherited } = process.env;
-  // Its own process group, so that stopping it stops pnpm, the shell and node alike.
   const child = spawn("pnpm", ["start"], {
     cwd: repoRoot,
     env: { ...inherited, ...env, PORT: String(port), METRICS_PORT: String(await freePort()) },
@@ -40,32 +40,31 @@ async function pnpmStart(env: Record<string, string>): Promise<NonNullable<typeo
     detached: true,
   });
   let out = "";
-  child.stdout?.on("data", (d: Buffer) => {
+  const collect = (d: Buffer) => {
     out += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const signal = (name: NodeJS.Signals) => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+      process.kill(-child.pid, name);
+  };
+  const proc: SpawnedProcess = {
+    name: "pnpm start",
+    child,
+    output: () => out,
+    stop: async (graceMs = 20_000) => {
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
   const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
-    if (child.exitCode !== null) throw new Error(`pnpm start exited ${child.exitCode}:\n${out}`);
-    const ready = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) return { child, output: () => out, url };
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`pnpm start was not ready in 90 s:\n${out}`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid, "SIGTERM");
-  const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 20_000);
-  await exited;
-  clearTimeout(timer);
+  await waitForReady(`${url}/readyz`, proc, 90_000, 200);
+  return { proc, url };
 }
 
 beforeAll(async () => {
@@ -79,7 +78,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
-  if (started) await stop(started.child);
+  await started?.proc.stop();
   await llm?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
@@ -102,7 +101,8 @@ interface PageGlobals extends EmbedGlobals {
 describe.skipIf(!available)("pnpm start", () => {
   it("builds and runs the suite's bundle, whose avatar a browser sees and hears", async () => {
     if (!started || !llm || !browser) throw new Error("not started");
-    const { url, output } = started;
+    const { url } = started;
+    const output = started.proc.output;
     expect(output()).toMatch(/built suite\/dist\/main\.js/);
     const apiKey = /Demo API key[^:]*: (\S+)/.exec(output())?.[1];
     expect(apiKey, output()).toBeDefined();

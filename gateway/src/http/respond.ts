@@ -1,8 +1,9 @@
-/**
- * Both take the request's own headers object (app.ts makes one per request) and set the content headers on
- * it rather than on a copy: never pass one that is shared.
- */
 import type { ServerResponse } from "node:http";
+
+/*
+ * Both functions take the request's own headers object (app.ts makes one per request) and set the content
+ * headers on it rather than on a copy: never pass one that is shared.
+ */
 
 export function sendJson(
   res: ServerResponse,
