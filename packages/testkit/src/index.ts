@@ -1,4 +1,5 @@
 export * from "./direct-calls.js";
+export * from "./generic-plans.js";
 export * from "./hang-check.js";
 export * from "./identities.js";
 export * from "./logs.js";

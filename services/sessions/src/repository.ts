@@ -6,6 +6,15 @@ import type { SessionRow, SessionsDatabase, SessionTable } from "./schema.js";
 
 type Db = Kysely<SessionsDatabase> | Transaction<SessionsDatabase>;
 
+/**
+ * Conditions on the state written as the partial indexes' predicates are, with the state a literal: the
+ * plan Postgres keeps for a prepared statement after five runs knows no parameter's value, and uses a
+ * partial index only when the query implies its predicate without one. With `state <> $1` the timers'
+ * round read the whole table.
+ */
+const running = sql<boolean>`state <> 'ENDED'`;
+const started = sql<boolean>`state = 'STARTED'`;
+
 /** Inserts the session; undefined when a session with its id exists already. */
 export function insertSession(db: Db, values: Insertable<SessionTable>): Promise<SessionRow | undefined> {
   return db
@@ -127,9 +136,22 @@ export async function dueSessionIds(db: Db, now: Date, limit: number): Promise<s
   const rows = await db
     .selectFrom("sessions")
     .select("id")
-    .where("state", "<>", "ENDED")
+    .where(running)
     .where("due_at", "<=", now)
     .orderBy("due_at")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Ids of running sessions waiting for a new worker, the nearest deadline first. */
+export async function waitingForTakeoverIds(db: Db, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("sessions")
+    .select("id")
+    .where(started)
+    .where("takeover_deadline_at", "is not", null)
+    .orderBy("takeover_deadline_at")
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
@@ -140,7 +162,7 @@ export async function runningSessionIdsOnAvatar(db: Db, avatarId: string): Promi
     .selectFrom("sessions")
     .select("id")
     .where("avatar_id", "=", avatarId)
-    .where("state", "<>", "ENDED")
+    .where(running)
     .execute();
   return rows.map((r) => r.id);
 }

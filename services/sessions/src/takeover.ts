@@ -1,6 +1,7 @@
 import type { Logger } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import type { SessionLifecycle, StartPreparation } from "./lifecycle.js";
+import { waitingForTakeoverIds } from "./repository.js";
 import type { SessionRow, SessionsDatabase } from "./schema.js";
 
 export interface TakeoverDeps {
@@ -44,19 +45,12 @@ export class SessionTakeover {
 
   /** One round: every waiting session due for an offer. Answers how many found a new worker. */
   async runOnce(): Promise<number> {
-    const rows = await this.deps.db
-      .selectFrom("sessions")
-      .select("id")
-      .where("state", "=", "STARTED")
-      .where("takeover_deadline_at", "is not", null)
-      .orderBy("takeover_deadline_at")
-      .limit(200)
-      .execute();
+    const ids = await waitingForTakeoverIds(this.deps.db, 200);
     let moved = 0;
-    for (let i = 0; i < rows.length; i += PARALLEL_OFFERS) {
-      const batch = rows.slice(i, i + PARALLEL_OFFERS);
+    for (let i = 0; i < ids.length; i += PARALLEL_OFFERS) {
+      const batch = ids.slice(i, i + PARALLEL_OFFERS);
       const taken = await Promise.all(
-        batch.map(async ({ id }) => {
+        batch.map(async (id) => {
           const row = await this.deps.lifecycle.claimTakeoverOffer(id);
           return row ? Boolean(await this.offer(row)) : false;
         }),

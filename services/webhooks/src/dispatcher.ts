@@ -1,6 +1,6 @@
 import type { Logger, Sealer } from "@avatar/runtime";
 import { webhookDeliveries, webhookDeliveryDuration, webhookEndpointsDisabled } from "@avatar/runtime";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import { nextAttemptAt } from "./backoff.js";
 import type { Deliver, DeliveryResult } from "./deliver.js";
 import type { WebhooksDatabase } from "./schema.js";
@@ -25,6 +25,26 @@ export interface DispatcherDeps {
 }
 
 const BATCH = 20;
+
+/**
+ * Up to `limit` pending deliveries due at `now` to enabled endpoints, locked (skipping those another
+ * replica holds). The status is a literal, as in the partial index's predicate: the plan Postgres keeps for
+ * a prepared statement knows no parameter's value, and with `status = $1` it read every delivery.
+ */
+export function dueDeliveries(trx: Transaction<WebhooksDatabase>, now: Date, limit: number) {
+  return trx
+    .selectFrom("deliveries as d")
+    .innerJoin("endpoints as e", "e.id", "d.endpoint_id")
+    .select("d.id")
+    .where(sql<boolean>`d.status = 'pending'`)
+    .where("d.next_attempt_at", "<=", now)
+    .where("e.disabled_at", "is", null)
+    .orderBy("d.next_attempt_at")
+    .limit(limit)
+    .forUpdate("d")
+    .skipLocked()
+    .execute();
+}
 
 interface Claimed {
   id: string;
@@ -115,18 +135,7 @@ export class Dispatcher {
     const now = this.deps.now();
     const lease = new Date(now.getTime() + this.deps.settings.WEBHOOKS_TIMEOUT_MS + 30_000);
     return this.deps.db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom("deliveries as d")
-        .innerJoin("endpoints as e", "e.id", "d.endpoint_id")
-        .select("d.id")
-        .where("d.status", "=", "pending")
-        .where("d.next_attempt_at", "<=", now)
-        .where("e.disabled_at", "is", null)
-        .orderBy("d.next_attempt_at")
-        .limit(BATCH)
-        .forUpdate("d")
-        .skipLocked()
-        .execute();
+      const due = await dueDeliveries(trx, now, BATCH);
       if (due.length === 0) return [];
       await trx
         .updateTable("deliveries")

@@ -1,0 +1,55 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+
+export interface GenericPlan {
+  sql: string;
+  /** EXPLAIN's text. */
+  plan: string;
+}
+
+/**
+ * The generic plan Postgres gives each statement `run` sends through a Kysely on `url` and `schema`.
+ * The services prepare the statements they repeat, and Postgres plans a prepared statement for its
+ * parameters' values only five times: after that it keeps one plan for every value whenever that costs no
+ * more, as on a small table (a service's first hours). A partial index serves that plan only when the
+ * query implies the index's predicate without knowing the parameters. Sequential scans are priced out
+ * here, so a plan that still has one found no index it could use.
+ */
+export async function genericPlans<DB>(
+  url: string,
+  schema: string,
+  run: (db: Kysely<DB>) => Promise<unknown>,
+): Promise<GenericPlan[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` });
+  const sent: string[] = [];
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      // Transaction control is not planned.
+      if (event.level === "query" && /^\s*(select|insert|update|delete|with)\b/i.test(event.query.sql)) {
+        sent.push(event.query.sql);
+      }
+    },
+  });
+  try {
+    await run(db);
+    const client = await pool.connect();
+    try {
+      await client.query("set plan_cache_mode = force_generic_plan; set enable_seqscan = off");
+      const plans: GenericPlan[] = [];
+      for (const [i, sql] of sent.entries()) {
+        await client.query(`prepare generic_${i} as ${sql}`);
+        const params = (sql.match(/\$\d+/g) ?? []).reduce((n, p) => Math.max(n, Number(p.slice(1))), 0);
+        const args = params > 0 ? `(${Array(params).fill("null").join(", ")})` : "";
+        const { rows } = await client.query(`explain execute generic_${i}${args}`);
+        plans.push({ sql, plan: rows.map((r) => r["QUERY PLAN"]).join("\n") });
+        await client.query(`deallocate generic_${i}`);
+      }
+      return plans;
+    } finally {
+      client.release();
+    }
+  } finally {
+    await db.destroy();
+  }
+}
