@@ -16,7 +16,8 @@
  * Settings (environment): BENCH_SECONDS (per measurement, default 10), BENCH_WARMUP_SECONDS (default 3),
  * BENCH_CONNECTIONS (default 20), BENCH_TOPOLOGIES (suite,processes), BENCH_FROM_SOURCE (run the
  * TypeScript sources instead of the bundles of `pnpm build`), BENCH_CPU_PROFILE_DIR (write a
- * `node --cpu-prof` profile of every backend process there).
+ * `node --cpu-prof` profile of every backend process there), BENCH_PG_STATEMENTS (N: print the N
+ * statements that took Postgres longest in each measurement, with their runs per operation and time).
  */
 import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
@@ -46,6 +47,7 @@ const settings = readConfig({
   BENCH_TOPOLOGIES: env.string({ default: "suite,processes" }),
   BENCH_FROM_SOURCE: env.bool({ default: false }),
   BENCH_CPU_PROFILE_DIR: env.optionalString(),
+  BENCH_PG_STATEMENTS: env.int({ default: 0, min: 0, max: 100 }),
 });
 const topologies = new Set(settings.BENCH_TOPOLOGIES.split(",").map((t) => t.trim()));
 
@@ -69,6 +71,7 @@ say(
 const environment = await startBenchEnvironment({
   fromSource: settings.BENCH_FROM_SOURCE,
   cpuProfileDir: settings.BENCH_CPU_PROFILE_DIR,
+  statements: settings.BENCH_PG_STATEMENTS > 0,
 });
 say(`${environment.pg.version} (${environment.pg.settings}); ${environment.natsVersion}`);
 say(
@@ -106,12 +109,16 @@ try {
       result,
       cpuMsPerOp: used,
       writesPerOp: writes,
-    } = await measureLoad(s, {
-      ...byProcess,
-      server: pids,
-      postgres: () => environment.pg.pids(),
-      [POSTGRES_CLIENTS]: () => environment.pg.clientPids(),
-    });
+    } = await measureLoad(
+      s,
+      {
+        ...byProcess,
+        server: pids,
+        postgres: () => environment.pg.pids(),
+        [POSTGRES_CLIENTS]: () => environment.pg.clientPids(),
+      },
+      () => environment.pg.statements?.reset() ?? Promise.resolve(),
+    );
     const postgresMsPerOp = used.postgres ?? Number.NaN;
     const cpuMsPerOp = (used.server ?? Number.NaN) + postgresMsPerOp;
     // Postgres's writes: its client backends' only (servers/postgres.ts clientPids).
@@ -127,6 +134,16 @@ try {
     }
     const writers = names.length > 0 ? names : ["server", "postgres"];
     say(`    write calls/op by process: ${writers.map((n) => `${n} ${fixed(writesOf(n), 2)}`).join(", ")}`);
+    const statements = environment.pg.statements;
+    if (statements) {
+      const top = await statements.perOp(result.opsPerSecond * s.seconds, settings.BENCH_PG_STATEMENTS);
+      say("    Postgres's statements by time: runs/op, µs a run, rows a run, text");
+      for (const f of top) {
+        say(
+          `      ${fixed(f.callsPerOp, 2)}  ${fixed(f.meanUs)}  ${fixed(f.rows, 1)}  ${f.query.slice(0, 140)}`,
+        );
+      }
+    }
   };
   const floorPids = () => [
     ...(floor.process.child.pid ? [floor.process.child.pid] : []),

@@ -34,10 +34,12 @@ export interface BenchEnvironment {
 export async function startBenchEnvironment(options: {
   fromSource: boolean;
   cpuProfileDir?: string | undefined;
+  /** Start Postgres counting each statement's runs and time (servers/postgres-statements.ts). */
+  statements?: boolean;
 }): Promise<BenchEnvironment> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "avatar-bench-"));
   await chmod(dataDir, 0o755);
-  const pg = await startPostgresServer();
+  const pg = await startPostgresServer({ statements: options.statements ?? false });
   const nats = await startNatsServer().catch(async (err: unknown) => {
     await pg.stop();
     throw err;

@@ -5,15 +5,18 @@ import type { LoadResult, Scenario } from "./scenario.js";
 /**
  * One measured run of a scenario: its warm-up first (not measured), then the run, with the CPU
  * milliseconds and the write system calls each named group of processes spent per operation during it
- * (each group's pids are read again at the end: Postgres backends come and go).
+ * (each group's pids are read again at the end: Postgres backends come and go). `beforeRun` runs between
+ * the warm-up and the run (e.g. to forget Postgres's statement counts).
  */
 export async function measureLoad(
   scenario: Scenario,
   groups: Record<string, () => number[]>,
+  beforeRun?: () => Promise<void>,
 ): Promise<{ result: LoadResult; cpuMsPerOp: Record<string, number>; writesPerOp: Record<string, number> }> {
   if (scenario.warmupSeconds > 0) {
     await drive({ ...scenario, seconds: scenario.warmupSeconds, warmupSeconds: 0 });
   }
+  await beforeRun?.();
   const readings = Object.entries(groups).map(
     ([name, pids]) => [name, cpuReading(pids), growthReading(pids, writeCalls)] as const,
   );

@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "@avatar/runtime";
 import { commandLine, descendants } from "../proc.js";
+import { StatementStats, statementStatsSettings } from "./postgres-statements.js";
 
 const run = promisify(execFile);
 
@@ -24,6 +25,8 @@ export interface PostgresServer {
    * whatever was written before.
    */
   clientPids(): number[];
+  /** Each statement's cost, when the server was started to count them. */
+  statements: StatementStats | undefined;
   stop(): Promise<void>;
 }
 
@@ -36,7 +39,7 @@ export function postgresServerAvailable(): boolean {
  * run as root, which Postgres requires). fsync is off: the benchmark measures CPU and round trips, not
  * the disk, and the floor and the suite share the server and its settings.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(options: { statements?: boolean } = {}): Promise<PostgresServer> {
   if (!postgresServerAvailable()) {
     throw new Error(
       `no Postgres server at ${POSTGRES_BIN} (apt-get install postgresql-15, or set POSTGRES_BIN)`,
@@ -55,7 +58,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     asRoot ? run("runuser", ["-u", "postgres", "--", cmd, ...args]) : run(cmd, args);
   const data = path.join(dir, "data");
   const port = await freePort();
-  const settings = "fsync=off, max_connections=300";
+  const settings = `fsync=off, max_connections=300${options.statements ? ", pg_stat_statements" : ""}`;
   await as(path.join(POSTGRES_BIN, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust"]);
   await as(path.join(POSTGRES_BIN, "pg_ctl"), [
     "-D",
@@ -64,7 +67,10 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     "-l",
     path.join(dir, "log"),
     "-o",
-    `-p ${port} -h 127.0.0.1 -k ${dir} -c fsync=off -c max_connections=300`,
+    [
+      `-p ${port} -h 127.0.0.1 -k ${dir} -c fsync=off -c max_connections=300`,
+      ...(options.statements ? statementStatsSettings : []),
+    ].join(" "),
     "start",
   ]);
   const { stdout } = await run(path.join(POSTGRES_BIN, "postgres"), ["--version"]);
@@ -72,12 +78,16 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     const postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
     return Number.isInteger(postmaster) ? [postmaster, ...descendants(postmaster)] : [];
   };
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const statements = options.statements ? new StatementStats(url) : undefined;
+  await statements?.start();
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
     version: stdout.trim(),
     settings,
     pids,
     clientPids: () => pids().filter((pid) => isClientBackend(commandLine(pid))),
+    statements,
     stop: async () => {
       await as(path.join(POSTGRES_BIN, "pg_ctl"), ["-D", data, "-m", "fast", "stop"]).catch(() => {});
       rmSync(dir, { recursive: true, force: true });
