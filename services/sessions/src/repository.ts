@@ -144,6 +144,16 @@ export async function dueSessionIds(db: Db, now: Date, limit: number): Promise<s
   return rows.map((r) => r.id);
 }
 
+/** Gives every running session's lease at least until `deadline`. */
+export async function extendWorkerDeadlines(db: Db, deadline: Date): Promise<void> {
+  await db
+    .updateTable("sessions")
+    .set({ worker_deadline_at: deadline })
+    .where(started)
+    .where("worker_deadline_at", "<", deadline)
+    .execute();
+}
+
 /** Ids of running sessions waiting for a new worker, the nearest deadline first. */
 export async function waitingForTakeoverIds(db: Db, limit: number): Promise<string[]> {
   const rows = await db

@@ -8,6 +8,7 @@ import { isUuid, type Logger, realtimeSubjects } from "@avatar/runtime";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Kysely, sql } from "kysely";
+import { extendWorkerDeadlines } from "./repository.js";
 import type { SessionsDatabase } from "./schema.js";
 
 export interface WorkerLivenessDeps {
@@ -44,12 +45,7 @@ export class WorkerLiveness {
    * service was down were not recorded, and must not cost sessions whose worker is alive their owner.
    */
   async start(): Promise<void> {
-    await this.deps.db
-      .updateTable("sessions")
-      .set({ worker_deadline_at: this.deadline() })
-      .where("state", "=", "STARTED")
-      .where("worker_deadline_at", "<", this.deadline())
-      .execute();
+    await extendWorkerDeadlines(this.deps.db, this.deadline());
     this.subscription = this.deps.bus.serve(
       realtimeSubjects.heartbeat,
       async (msg) => {

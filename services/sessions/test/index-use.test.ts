@@ -1,6 +1,11 @@
 import { genericPlans } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dueSessionIds, runningSessionIdsOnAvatar, waitingForTakeoverIds } from "../src/repository.js";
+import {
+  dueSessionIds,
+  extendWorkerDeadlines,
+  runningSessionIdsOnAvatar,
+  waitingForTakeoverIds,
+} from "../src/repository.js";
 import type { SessionsDatabase } from "../src/schema.js";
 import { AVATAR, openSessionsDb, type SessionsTestDb, TestClock } from "./support.js";
 
@@ -24,6 +29,11 @@ describe("the sessions service's searches across sessions", () => {
   it.each([
     ["the timers' round", "sessions_due_idx", (db) => dueSessionIds(db, new TestClock().now(), 100)],
     ["the takeovers' round", "sessions_takeover_idx", (db) => waitingForTakeoverIds(db, 200)],
+    [
+      "the leases given anew at a start",
+      "sessions_worker_idx",
+      (db) => extendWorkerDeadlines(db, new TestClock().now()),
+    ],
     [
       "the sessions on an avatar",
       "sessions_running_avatar_idx",
