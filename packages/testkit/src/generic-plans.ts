@@ -11,7 +11,7 @@ export interface GenericPlan {
  * The generic plan Postgres gives each statement `run` sends through a Kysely on `url` and `schema`.
  * The services prepare the statements they repeat, and Postgres plans a prepared statement for its
  * parameters' values only five times: after that it keeps one plan for every value whenever that costs no
- * more, as on a small table (a service's first hours). A partial index serves that plan only when the
+ * more, as on the small tables of a service's first minutes. A partial index serves that plan only when the
  * query implies the index's predicate without knowing the parameters. Sequential scans are priced out
  * here, so a plan that still has one found no index it could use.
  */
