@@ -106,7 +106,8 @@ export async function grant(
     .selectFrom("ledger")
     .select("amount")
     .where("space_id", "=", input.spaceId)
-    .where("kind", "=", "grant")
+    // A literal, as in ledger_grant_idempotency's predicate (repository.ts says why).
+    .where(sql<boolean>`kind = 'grant'`)
     .where("idempotency_key", "=", input.idempotencyKey)
     .executeTakeFirstOrThrow();
   const same = formatCredits(earlier.amount) === formatCredits(input.amount);

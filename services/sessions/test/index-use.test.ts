@@ -1,5 +1,6 @@
 import { genericPlans } from "@avatar/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { grant } from "../src/ledger.js";
 import {
   dueSessionIds,
   extendWorkerDeadlines,
@@ -7,7 +8,7 @@ import {
   waitingForTakeoverIds,
 } from "../src/repository.js";
 import type { SessionsDatabase } from "../src/schema.js";
-import { AVATAR, openSessionsDb, type SessionsTestDb, TestClock } from "./support.js";
+import { AVATAR, openSessionsDb, type SessionsTestDb, SPACE_A, TestClock } from "./support.js";
 
 /**
  * The statements that find sessions across the whole table (the timers' and the takeovers' rounds, the
@@ -48,4 +49,23 @@ describe("the sessions service's searches across sessions", () => {
       expect(statement?.plan).not.toMatch(/Seq Scan/);
     },
   );
+});
+
+describe("the ledger", () => {
+  it("finds the grant a repeated idempotency key made through ledger_grant_idempotency", async () => {
+    const input = {
+      spaceId: SPACE_A,
+      amount: "5",
+      note: "test",
+      idempotencyKey: "k-1",
+      at: new TestClock().now(),
+    };
+    const plans = await genericPlans<SessionsDatabase>(t.url, "sessions", async (db) => {
+      await db.transaction().execute((trx) => grant(trx, input));
+      expect(await db.transaction().execute((trx) => grant(trx, input))).toEqual({ kind: "repeated" });
+    });
+    const lookup = plans.find((p) => p.sql.startsWith('select "amount" from "ledger"'));
+    expect(lookup?.plan).toContain("using ledger_grant_idempotency on ledger");
+    for (const { plan } of plans) expect(plan).not.toMatch(/Seq Scan/);
+  });
 });

@@ -27,9 +27,25 @@ export interface DispatcherDeps {
 const BATCH = 20;
 
 /**
+ * Pending deliveries, said as the partial index deliveries_due says it: with the status a literal. The
+ * plan Postgres keeps for a prepared statement knows no parameter's value, and with `status = $1` it read
+ * every delivery ever made.
+ */
+const pending = sql<boolean>`status = 'pending'`;
+
+/** How many deliveries wait (the backlog's gauge). */
+export async function pendingCount(db: Kysely<WebhooksDatabase>): Promise<number> {
+  const row = await db
+    .selectFrom("deliveries")
+    .select(sql<string>`count(*)`.as("n"))
+    .where(pending)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
  * Up to `limit` pending deliveries due at `now` to enabled endpoints, locked (skipping those another
- * replica holds). The status is a literal, as in the partial index's predicate: the plan Postgres keeps for
- * a prepared statement knows no parameter's value, and with `status = $1` it read every delivery.
+ * replica holds).
  */
 export function dueDeliveries(trx: Transaction<WebhooksDatabase>, now: Date, limit: number) {
   return trx

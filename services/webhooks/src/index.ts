@@ -9,10 +9,9 @@ import {
   sealerFromEnv,
   webhookBacklog,
 } from "@avatar/runtime";
-import { sql } from "kysely";
 import { consumeEvents } from "./consumers.js";
 import { type Deliver, httpDeliver, webhookEgressPolicy } from "./deliver.js";
-import { Dispatcher } from "./dispatcher.js";
+import { Dispatcher, pendingCount } from "./dispatcher.js";
 import { migrations } from "./migrations/index.js";
 import type { WebhooksDatabase } from "./schema.js";
 import { webhooksService } from "./service.js";
@@ -88,14 +87,7 @@ export function build(deps: ServiceDeps<WebhooksDatabase>, options: WebhooksOpti
         settleMs: settings.WEBHOOKS_TRANSCRIPT_SETTLE_MS,
         kick: () => dispatcher.kick(),
       });
-      unmeter = sampleInto(webhookBacklog, async () => {
-        const row = await deps.db
-          .selectFrom("deliveries")
-          .select(sql<string>`count(*)`.as("n"))
-          .where("status", "=", "pending")
-          .executeTakeFirst();
-        return [{ value: Number(row?.n ?? 0) }];
-      });
+      unmeter = sampleInto(webhookBacklog, async () => [{ value: await pendingCount(deps.db) }]);
       if (!options.manualDispatch) dispatcher.start();
     },
     stop: async () => {
