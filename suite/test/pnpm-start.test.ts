@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "@avatar/runtime";
-import { repoRoot, type SpawnedProcess, waitForReady } from "@avatar/testkit";
+import { repoRoot, type SpawnedProcess, supervised, waitForReady } from "@avatar/testkit";
 import { browserAvailable, launchChromium } from "@avatar/testkit/browser";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,29 +39,7 @@ async function pnpmStart(env: Record<string, string>): Promise<NonNullable<typeo
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  let out = "";
-  const collect = (d: Buffer) => {
-    out += d.toString();
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const signal = (name: NodeJS.Signals) => {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
-      process.kill(-child.pid, name);
-  };
-  const proc: SpawnedProcess = {
-    name: "pnpm start",
-    child,
-    output: () => out,
-    stop: async (graceMs = 20_000) => {
-      signal("SIGTERM");
-      const timer = setTimeout(() => signal("SIGKILL"), graceMs);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
+  const proc = supervised("pnpm start", child, { group: true, graceMs: 20_000 });
   const url = `http://127.0.0.1:${port}`;
   await waitForReady(`${url}/readyz`, proc, 90_000, 200);
   return { proc, url };

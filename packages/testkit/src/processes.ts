@@ -44,23 +44,41 @@ export function spawnEntry(
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: options.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
+  return supervised(name, child, { logDir: process.env.TOPOLOGY_LOG_DIR });
+}
+
+/**
+ * A child already spawned (its stdout and stderr piped) as a SpawnedProcess: what it writes is collected
+ * (and appended to `<logDir>/<name>.log` when given), and `stop` signals it, or with `group` its whole
+ * process group (a child spawned `detached`, e.g. `pnpm start`, whose shell and node go with it).
+ */
+export function supervised(
+  name: string,
+  child: ChildProcess,
+  options: { logDir?: string | undefined; group?: boolean; graceMs?: number } = {},
+): SpawnedProcess {
   let out = "";
-  const dir = process.env.TOPOLOGY_LOG_DIR;
+  const { logDir } = options;
   const tee = (d: Buffer) => {
     out += d.toString();
-    if (dir) appendFileSync(`${dir}/${name}.log`, d);
+    if (logDir) appendFileSync(`${logDir}/${name}.log`, d);
   };
   child.stdout?.on("data", tee);
   child.stderr?.on("data", tee);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const signal = (sig: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (options.group && child.pid !== undefined) process.kill(-child.pid, sig);
+    else child.kill(sig);
+  };
   return {
     name,
     child,
     output: () => out,
-    stop: async (graceMs = 15_000) => {
+    stop: async (graceMs = options.graceMs ?? 15_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), graceMs);
       const code = await exited;
       clearTimeout(timer);
       return code;
