@@ -12,9 +12,10 @@ import { AVATAR, openSessionsDb, type SessionsTestDb, SPACE_A, TestClock } from 
 
 /**
  * The statements that find sessions across the whole table (the timers' and the takeovers' rounds, the
- * sessions on an avatar) reach them through partial indexes, also with the plan a prepared statement
- * keeps after five runs. With `state <> $1` that plan read every row: 40 ms a round at 120,000 sessions
- * (`pnpm bench`, 2026-12-06), twice a second.
+ * leases, the sessions on an avatar) and the ledger's lookup of a repeated grant reach their rows through
+ * partial indexes, also with the plan a prepared statement keeps after five runs (prepared-statements.ts).
+ * With `state <> $1` that plan read every row: 40 ms a round at 120,000 sessions (`pnpm bench`,
+ * 2026-12-06), twice a second.
  */
 
 let t: SessionsTestDb;

@@ -31,14 +31,14 @@ const BATCH = 20;
  * plan Postgres keeps for a prepared statement knows no parameter's value, and with `status = $1` it read
  * every delivery ever made.
  */
-const pending = sql<boolean>`status = 'pending'`;
+const pending = (status: "status" | "d.status" = "status") => sql<boolean>`${sql.ref(status)} = 'pending'`;
 
 /** How many deliveries wait (the backlog's gauge). */
 export async function pendingCount(db: Kysely<WebhooksDatabase>): Promise<number> {
   const row = await db
     .selectFrom("deliveries")
     .select(sql<string>`count(*)`.as("n"))
-    .where(pending)
+    .where(pending())
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
@@ -52,7 +52,7 @@ export function dueDeliveries(trx: Transaction<WebhooksDatabase>, now: Date, lim
     .selectFrom("deliveries as d")
     .innerJoin("endpoints as e", "e.id", "d.endpoint_id")
     .select("d.id")
-    .where(sql<boolean>`d.status = 'pending'`)
+    .where(pending("d.status"))
     .where("d.next_attempt_at", "<=", now)
     .where("e.disabled_at", "is", null)
     .orderBy("d.next_attempt_at")
@@ -278,7 +278,7 @@ export class Dispatcher {
         .updateTable("deliveries")
         .set({ status: "failed", next_attempt_at: null })
         .where("endpoint_id", "=", d.endpoint_id)
-        .where("status", "=", "pending")
+        .where(pending())
         .execute();
       webhookEndpointsDisabled.inc();
       this.deps.log.warn("webhook endpoint disabled", {
