@@ -12,8 +12,8 @@ export interface StatementFigure {
 
 /** The settings a server needs for StatementStats. */
 export const statementStatsSettings = [
-  "-c shared_preload_libraries=pg_stat_statements",
-  "-c pg_stat_statements.max=1000",
+  "shared_preload_libraries=pg_stat_statements",
+  "pg_stat_statements.max=1000",
 ];
 
 /**

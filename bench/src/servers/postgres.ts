@@ -58,7 +58,11 @@ export async function startPostgresServer(options: { statements?: boolean } = {}
     asRoot ? run("runuser", ["-u", "postgres", "--", cmd, ...args]) : run(cmd, args);
   const data = path.join(dir, "data");
   const port = await freePort();
-  const settings = `fsync=off, max_connections=300${options.statements ? ", pg_stat_statements" : ""}`;
+  const settings = [
+    "fsync=off",
+    "max_connections=300",
+    ...(options.statements ? statementStatsSettings : []),
+  ];
   await as(path.join(POSTGRES_BIN, "initdb"), ["-D", data, "-U", "postgres", "-A", "trust"]);
   await as(path.join(POSTGRES_BIN, "pg_ctl"), [
     "-D",
@@ -67,10 +71,7 @@ export async function startPostgresServer(options: { statements?: boolean } = {}
     "-l",
     path.join(dir, "log"),
     "-o",
-    [
-      `-p ${port} -h 127.0.0.1 -k ${dir} -c fsync=off -c max_connections=300`,
-      ...(options.statements ? statementStatsSettings : []),
-    ].join(" "),
+    [`-p ${port} -h 127.0.0.1 -k ${dir}`, ...settings.map((setting) => `-c ${setting}`)].join(" "),
     "start",
   ]);
   const { stdout } = await run(path.join(POSTGRES_BIN, "postgres"), ["--version"]);
@@ -84,7 +85,7 @@ export async function startPostgresServer(options: { statements?: boolean } = {}
   return {
     url,
     version: stdout.trim(),
-    settings,
+    settings: settings.join(", "),
     pids,
     clientPids: () => pids().filter((pid) => isClientBackend(commandLine(pid))),
     statements,
