@@ -24,6 +24,7 @@ export * from "./net.js";
 export * from "./observability.js";
 export * from "./outbox.js";
 export * from "./paging.js";
+export { isPreparable } from "./prepared-statements.js";
 export * from "./process-config.js";
 export * from "./realtime.js";
 export * from "./request-id.js";

@@ -32,7 +32,7 @@ export class StatementNames {
     const known = this.texts.get(text);
     if (known) return known;
     if (known === undefined) {
-      if (this.texts.size < this.maxNamed * 4 && preparable.test(text)) this.texts.set(text, null);
+      if (this.texts.size < this.maxNamed * 4 && isPreparable(text)) this.texts.set(text, null);
       return undefined;
     }
     if (this.named >= this.maxNamed) return undefined;
@@ -50,6 +50,9 @@ export class StatementNames {
 }
 
 /** Statements that can be prepared: one query or data change (no transaction control, no DDL). */
+export function isPreparable(text: string): boolean {
+  return preparable.test(text);
+}
 const preparable = /^\s*(select|insert|update|delete|with)\b/i;
 
 export function isStalePlan(err: unknown): boolean {

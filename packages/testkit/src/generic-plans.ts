@@ -1,3 +1,4 @@
+import { isPreparable } from "@avatar/runtime";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 
@@ -25,10 +26,8 @@ export async function genericPlans<DB>(
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool }),
     log: (event) => {
-      // Transaction control is not planned.
-      if (event.level === "query" && /^\s*(select|insert|update|delete|with)\b/i.test(event.query.sql)) {
-        sent.push(event.query.sql);
-      }
+      // What the services prepare (transaction control is not planned).
+      if (event.level === "query" && isPreparable(event.query.sql)) sent.push(event.query.sql);
     },
   });
   try {
