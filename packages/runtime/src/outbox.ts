@@ -160,7 +160,13 @@ export class OutboxPublisher {
           break;
         }
       }
-      if (done.length > 0) await trx.deleteFrom("outbox").where("id", "in", done).execute();
+      // `= any($1)`, not `in ($1, ..., $n)`: one statement text (one prepared statement) for any batch.
+      if (done.length > 0) {
+        await trx
+          .deleteFrom("outbox")
+          .where((eb) => eb("id", "=", eb.fn.any(eb.val(done))))
+          .execute();
+      }
       return { count: rows.length, failure };
     });
     if (failure !== undefined) throw failure;

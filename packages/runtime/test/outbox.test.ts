@@ -1,7 +1,8 @@
 import type { Bus } from "@avatar/bus";
 import { SessionEndedSchema } from "@avatar/contracts/sessions";
 import { create, fromBinary } from "@bufbuild/protobuf";
-import type { Kysely } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDb } from "../src/db.js";
 import { topics } from "../src/events.js";
@@ -94,6 +95,28 @@ describe("OutboxPublisher", () => {
     expect([...a.published, ...b.published].sort()).toEqual(range(0, 40).sort());
     expect(a.published.length).toBeGreaterThan(0);
     expect(b.published.length).toBeGreaterThan(0);
+  });
+
+  it("removes what it published with one statement text, whatever the batch's size", async () => {
+    // A statement per batch size would take one of the pool's bounded prepared-statement names each.
+    const deletes = new Set<string>();
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    const logged = new Kysely<OutboxDatabase>({
+      dialect: new PostgresDialect({ pool }),
+      log: (e) => {
+        if (/^\s*delete/i.test(e.query.sql)) deletes.add(e.query.sql);
+      },
+    });
+    try {
+      await enqueue(0, 8);
+      const { bus, published } = recordingBus();
+      await new OutboxPublisher(logged, bus, silentLogger, 5).kick();
+      expect(published).toEqual(range(0, 8));
+      expect(await left()).toEqual([]);
+      expect(deletes.size).toBe(1);
+    } finally {
+      await logged.destroy();
+    }
   });
 
   it("carries the event as written", async () => {
