@@ -34,7 +34,7 @@ import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { formatLoopDelays, readLoopDelays } from "./event-loop-delay.js";
 import { startFloor } from "./floor/start-floor.js";
-import { RoundTrips } from "./lite/round-trips.js";
+import { RoundTrips, type Stalls } from "./lite/round-trips.js";
 import {
   floorSession,
   gatewaySession,
@@ -42,7 +42,7 @@ import {
   StreamingSession,
 } from "./lite/streaming-session.js";
 import { fixed, say } from "./print.js";
-import { cpuSeconds, growthReading, mib, rssBytes, writeCalls } from "./proc.js";
+import { cpuSeconds, growthReading, mib, preemptions, rssBytes, writeCalls } from "./proc.js";
 
 const settings = readConfig({
   BENCH_LITE_SESSIONS: env.string({ default: "1000" }),
@@ -107,9 +107,13 @@ try {
     rows.push(`         event-loop delay p99/max over the window: ${measured.loopDelays}`);
     rows.push(`         write calls per chunk sent: ${measured.writes}`);
     rows.push(
+      `         preemptions per chunk sent (a thread made to wait while it could run): ${measured.preemptions}`,
+    );
+    rows.push(`         ${stallLine(measured.stalls, 3 * measured.floor.p99)}`);
+    rows.push(
       `         p99 ratio to the bare-ws floor: ${(measured.backend.p99 / measured.floor.p99).toFixed(2)} (target <= 3, no chunk lost)`,
     );
-    for (const line of rows.slice(-6)) say(line);
+    for (const line of rows.slice(-8)) say(line);
     if (failed.length > 0 || !keepsUp(measured.backend)) break;
   }
   say("");
@@ -165,8 +169,8 @@ async function floorAroundBackend(
 
   backendSide.trips.reset();
   const peak = new Map<string, number>();
-  let readings: { name: string; cpu: () => number; writes: () => number }[] = [];
-  let spent: { name: string; cpu: number; writes: number }[] = [];
+  let readings: { name: string; cpu: () => number; writes: () => number; preempted: () => number }[] = [];
+  let spent: { name: string; cpu: number; writes: number; preempted: number }[] = [];
   let sampler: NodeJS.Timeout | undefined;
   let loopDelays = "";
   await streamed(backendSide, settings.BENCH_LITE_SECONDS, {
@@ -180,13 +184,19 @@ async function floorAroundBackend(
           name === "postgres" ? () => environment.pg.clientPids() : () => pids,
           writeCalls,
         ),
+        preempted: growthReading(() => pids, preemptions),
       }));
       sampler = setInterval(() => sampleRss(watched, peak), 1_000);
     },
     async end() {
       clearInterval(sampler);
       sampleRss(watched, peak);
-      spent = readings.map(({ name, cpu, writes }) => ({ name, cpu: cpu(), writes: writes() }));
+      spent = readings.map(({ name, cpu, writes, preempted }) => ({
+        name,
+        cpu: cpu(),
+        writes: writes(),
+        preempted: preempted(),
+      }));
       loopDelays = formatLoopDelays(await readLoopDelays(metricsUrls));
     },
   });
@@ -199,8 +209,18 @@ async function floorAroundBackend(
       return `${name} ${mib(peak.get(name) ?? 0)} (${Math.round(share * 100)}% CPU)`;
     })
     .join(", ");
-  const writes = spent.map(({ name, writes }) => `${name} ${fixed(writes / backend.sent, 2)}`).join(", ");
-  return { floor: floorSide.trips.summary(), backend, memory, loopDelays, writes };
+  const perChunk = (count: (s: (typeof spent)[number]) => number) =>
+    spent.map((s) => `${s.name} ${fixed(count(s) / backend.sent, 2)}`).join(", ");
+  const floor = floorSide.trips.summary();
+  return {
+    floor,
+    backend,
+    memory,
+    loopDelays,
+    writes: perChunk((s) => s.writes),
+    preemptions: perChunk((s) => s.preempted),
+    stalls: backendSide.trips.stalls(3 * floor.p99),
+  };
 }
 
 /**
@@ -246,6 +266,12 @@ async function openUpTo(side: Side, level: number, source: SessionSource): Promi
   );
   list.push(...opened);
   return failures;
+}
+
+/** Where the chunks over the target's bound came from: how many stalls held them. */
+function stallLine(stalls: Stalls, boundMs: number): string {
+  const { chunks, share, largest } = stalls;
+  return `chunks over 3x the floor's p99 (${fixed(boundMs, 1)} ms): ${chunks} (${fixed(share * 100, 2)} %), in ${stalls.stalls} stalls; the largest held ${largest.chunks} over ${fixed(largest.ms, 0)} ms`;
 }
 
 function groups() {

@@ -33,6 +33,27 @@ export function writeCalls(pid: number): number {
 }
 
 /**
+ * Times the kernel took the CPU from one of `pid`'s threads while it could still run
+ * (`nonvoluntary_ctxt_switches`, summed over /proc/<pid>/task/*; 0 when it is gone). On two cores shared
+ * by a dozen busy processes a message waits for each of these on its way, so their number per chunk says
+ * how much of LITE's tail is the host's scheduling rather than the code on the path.
+ */
+export function preemptions(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
+        return sum + Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      } catch {
+        return sum; // the thread ended in between
+      }
+    }, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
  * How much a per-process count (`count`, e.g. cpuSeconds) of the processes `pids()` names grows from now
  * until the answer is called, over the processes alive at both moments (Postgres backends come and go).
  */

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { growthReading, writeCalls } from "../src/proc.js";
+import { growthReading, preemptions, writeCalls } from "../src/proc.js";
 import { isClientBackend } from "../src/servers/postgres.js";
 
 describe("writeCalls", () => {
@@ -30,6 +31,29 @@ describe("writeCalls", () => {
 
   it("is 0 for a process that is not there", () => {
     expect(writeCalls(2 ** 22 + 12345)).toBe(0);
+  });
+});
+
+describe("preemptions", () => {
+  it("counts the times a busy process was made to wait while it could run", async () => {
+    // More busy processes than cores: the kernel has to take the CPU from them in turn.
+    const busy = Array.from({ length: availableParallelism() + 1 }, () =>
+      spawn(process.execPath, [
+        "-e",
+        "const end = Date.now() + 800; while (Date.now() < end); setInterval(() => {}, 1000);",
+      ]),
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 1_000));
+      const counts = busy.map((c) => preemptions(c.pid as number));
+      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    } finally {
+      for (const c of busy) c.kill();
+    }
+  });
+
+  it("is 0 for a process that is not there", () => {
+    expect(preemptions(2 ** 22 + 12345)).toBe(0);
   });
 });
 

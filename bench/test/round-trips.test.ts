@@ -29,4 +29,31 @@ describe("bench:lite's round trips", () => {
     expect(trips.summary()).toMatchObject({ sent: 0, acked: 0, lost: 0 });
     expect(trips.summary().p99).toBeNaN();
   });
+
+  it("group the chunks over a bound into stalls: those on their way at overlapping or near times", () => {
+    let clock = 0;
+    const trips = new RoundTrips(() => clock);
+    trips.resume();
+    const trip = (id: string, at: number, ms: number) => {
+      clock = at;
+      trips.chunkSent(id);
+      clock = at + ms;
+      trips.acknowledged(id);
+    };
+    // One stall: three chunks held together (sent at 100, 104 and 130 while the first still waited).
+    trip("a", 100, 40);
+    trip("b", 104, 36);
+    trip("c", 130, 12);
+    // Fast chunks between the stalls do not count.
+    trip("d", 200, 1);
+    trip("e", 300, 2);
+    // A lone slow chunk, far from the others: a stall of its own.
+    trip("f", 500, 9);
+    expect(trips.stalls(5)).toEqual({ chunks: 4, share: 4 / 6, stalls: 2, largest: { chunks: 3, ms: 42 } });
+    // Within the gap of the one before it, a chunk joins its stall.
+    trip("g", 515, 8);
+    expect(trips.stalls(5).stalls).toBe(2);
+    expect(trips.stalls(5, 0).stalls).toBe(3);
+    expect(trips.stalls(100)).toEqual({ chunks: 0, share: 0, stalls: 0, largest: { chunks: 0, ms: 0 } });
+  });
 });

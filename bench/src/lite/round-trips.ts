@@ -4,20 +4,35 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[rank] ?? Number.NaN;
 }
 
+/** What `RoundTrips.stalls` found. */
+export interface Stalls {
+  /** Chunks over the bound, and their share of the chunks acknowledged. */
+  chunks: number;
+  share: number;
+  /** How many stalls they came in, and the largest: its chunks and how long it lasted, ms. */
+  stalls: number;
+  largest: { chunks: number; ms: number };
+}
+
 /** Chunks sent and their acknowledgements (agent.audio_buffer_appended), timed while measuring. */
 export class RoundTrips {
   private readonly sentAt = new Map<string, number>();
   private latencies: number[] = [];
+  /** When each timed chunk was sent (on `now`), in the order of `latencies`. */
+  private sentTimes: number[] = [];
   private measuring = false;
   sent = 0;
   acked = 0;
   errors = 0;
   closed = 0;
 
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
   /** Forgets what was counted; nothing counts until `resume`. */
   reset(): void {
     this.sentAt.clear();
     this.latencies = [];
+    this.sentTimes = [];
     this.sent = 0;
     this.acked = 0;
     this.errors = 0;
@@ -37,7 +52,7 @@ export class RoundTrips {
   chunkSent(id: string): void {
     if (!this.measuring) return;
     this.sent++;
-    this.sentAt.set(id, performance.now());
+    this.sentAt.set(id, this.now());
   }
 
   acknowledged(id: string): void {
@@ -45,7 +60,41 @@ export class RoundTrips {
     if (at === undefined) return;
     this.sentAt.delete(id);
     this.acked++;
-    this.latencies.push(performance.now() - at);
+    this.latencies.push(this.now() - at);
+    this.sentTimes.push(at);
+  }
+
+  /**
+   * The chunks whose round trip took longer than `overMs`, grouped into stalls: chunks on their way at
+   * overlapping times (or within `gapMs` of each other) waited for the same thing. Many chunks in few
+   * stalls is a process or the host standing still; one chunk per stall is a cost on the path itself.
+   */
+  stalls(overMs: number, gapMs = 10): Stalls {
+    const slow = this.latencies
+      .map((ms, i) => ({ from: this.sentTimes[i] ?? 0, ms }))
+      .filter((t) => t.ms > overMs)
+      .sort((a, b) => a.from - b.from);
+    const episodes: { until: number; from: number; chunks: number }[] = [];
+    for (const { from, ms } of slow) {
+      const last = episodes.at(-1);
+      if (last && from <= last.until + gapMs) {
+        last.until = Math.max(last.until, from + ms);
+        last.chunks++;
+      } else {
+        episodes.push({ from, until: from + ms, chunks: 1 });
+      }
+    }
+    const largest = episodes.reduce((a, b) => (b.chunks > a.chunks ? b : a), {
+      from: 0,
+      until: 0,
+      chunks: 0,
+    });
+    return {
+      chunks: slow.length,
+      share: this.latencies.length > 0 ? slow.length / this.latencies.length : 0,
+      stalls: episodes.length,
+      largest: { chunks: largest.chunks, ms: largest.until - largest.from },
+    };
   }
 
   summary() {
