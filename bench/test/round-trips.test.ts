@@ -49,11 +49,23 @@ describe("bench:lite's round trips", () => {
     trip("e", 300, 2);
     // A lone slow chunk, far from the others: a stall of its own.
     trip("f", 500, 9);
-    expect(trips.stalls(5)).toEqual({ chunks: 4, share: 4 / 6, stalls: 2, largest: { chunks: 3, ms: 42 } });
+    expect(trips.stalls(5)).toEqual({
+      overMs: 5,
+      chunks: 4,
+      share: 4 / 6,
+      stalls: 2,
+      largest: { chunks: 3, ms: 42 },
+    });
     // Within the gap of the one before it, a chunk joins its stall.
     trip("g", 515, 8);
     expect(trips.stalls(5).stalls).toBe(2);
     expect(trips.stalls(5, 0).stalls).toBe(3);
-    expect(trips.stalls(100)).toEqual({ chunks: 0, share: 0, stalls: 0, largest: { chunks: 0, ms: 0 } });
+    expect(trips.stalls(100)).toEqual({
+      overMs: 100,
+      chunks: 0,
+      share: 0,
+      stalls: 0,
+      largest: { chunks: 0, ms: 0 },
+    });
   });
 });

@@ -6,6 +6,8 @@ function percentile(sorted: readonly number[], p: number): number {
 
 /** What `RoundTrips.stalls` found. */
 export interface Stalls {
+  /** The bound, ms. */
+  overMs: number;
   /** Chunks over the bound, and their share of the chunks acknowledged. */
   chunks: number;
   share: number;
@@ -90,6 +92,7 @@ export class RoundTrips {
       chunks: 0,
     });
     return {
+      overMs,
       chunks: slow.length,
       share: this.latencies.length > 0 ? slow.length / this.latencies.length : 0,
       stalls: episodes.length,
