@@ -1,8 +1,9 @@
 /**
  * `pnpm bench:lite`: N concurrent LITE sessions, each streaming one second of audio every second in real
  * time over the event WebSocket; prints the round trip of each chunk (sent -> agent.audio_buffer_appended
- * received) at p50/p99, the chunks lost, and the memory (peak RSS) and CPU use of every process, for each
- * level of sessions. Next to each level, the floor measured in the same run: the same clients against a
+ * received) at p50/p99, the chunks lost, the memory (peak RSS) and CPU use of every process, its write
+ * calls and preemptions per chunk, and how many stalls held the chunks over the target's bound, for
+ * each level of sessions. Next to each level, the floor measured in the same run: the same clients against a
  * bare `ws` server (its own process) that acknowledges each chunk. The RSS of a group of processes
  * (postgres) is the sum of theirs, so shared memory counts more than once.
  *
