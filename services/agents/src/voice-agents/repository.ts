@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { AgentTypeValue, Db, VoiceAgentRow } from "../schema.js";
 
 /** Plain data access for voice agents. */
@@ -25,11 +26,17 @@ export function findVoiceAgent(db: Db, id: string): Promise<VoiceAgentRow | unde
 
 export type VoiceAgentScopeFilter = { kind: "space"; spaceId: string } | { kind: "public" };
 
+/**
+ * The predicate of voice_agents_public_idx, written as the index writes it: as `is_public = $1` a
+ * prepared statement's generic plan could not use the index (services/agents/test/index-use.test.ts).
+ */
+const publicOnes = sql<boolean>`is_public`;
+
 /** Newest first. */
 export function listVoiceAgents(db: Db, scope: VoiceAgentScopeFilter): Promise<VoiceAgentRow[]> {
   const base = db.selectFrom("voice_agents").selectAll();
   const filtered =
-    scope.kind === "public" ? base.where("is_public", "=", true) : base.where("space_id", "=", scope.spaceId);
+    scope.kind === "public" ? base.where(publicOnes) : base.where("space_id", "=", scope.spaceId);
   return filtered.orderBy("seq", "desc").execute();
 }
 
