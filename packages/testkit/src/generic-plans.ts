@@ -6,6 +6,18 @@ export interface GenericPlan {
   sql: string;
   /** EXPLAIN's text. */
   plan: string;
+  /** The indexes it reads (by an index, index-only or bitmap index scan) and the tables it scans whole. */
+  indexes: string[];
+  seqScans: string[];
+}
+
+/** What a plan reads, from EXPLAIN's text: the indexes its scans go through and the tables it reads whole. */
+export function planReads(plan: string): Pick<GenericPlan, "indexes" | "seqScans"> {
+  const names = (re: RegExp) => [...plan.matchAll(re)].map((m) => m[1] ?? "");
+  return {
+    indexes: names(/(?:Index(?: Only)? Scan(?: Backward)? using|Bitmap Index Scan on) (\S+)/g),
+    seqScans: names(/Seq Scan on (\S+)/g),
+  };
 }
 
 /**
@@ -41,7 +53,8 @@ export async function genericPlans<DB>(
         const params = (sql.match(/\$\d+/g) ?? []).reduce((n, p) => Math.max(n, Number(p.slice(1))), 0);
         const args = params > 0 ? `(${Array(params).fill("null").join(", ")})` : "";
         const { rows } = await client.query(`explain execute generic_${i}${args}`);
-        plans.push({ sql, plan: rows.map((r) => r["QUERY PLAN"]).join("\n") });
+        const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
+        plans.push({ sql, plan, ...planReads(plan) });
         await client.query(`deallocate generic_${i}`);
       }
       return plans;

@@ -24,6 +24,6 @@ it("the public voice agents are read through voice_agents_public_idx in their ge
     listVoiceAgents(db, { kind: "public" }),
   );
   expect(more).toEqual([]);
-  expect(statement?.plan).toMatch(/(using|Bitmap Index Scan on) voice_agents_public_idx\b/);
-  expect(statement?.plan).not.toMatch(/Seq Scan on voice_agents/);
+  expect(statement?.indexes).toEqual(["voice_agents_public_idx"]);
+  expect(statement?.seqScans).toEqual([]);
 });
