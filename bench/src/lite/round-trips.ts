@@ -19,9 +19,8 @@ export interface Stalls {
 /** Chunks sent and their acknowledgements (agent.audio_buffer_appended), timed while measuring. */
 export class RoundTrips {
   private readonly sentAt = new Map<string, number>();
-  private latencies: number[] = [];
-  /** When each timed chunk was sent (on `now`), in the order of `latencies`. */
-  private sentTimes: number[] = [];
+  /** Each acknowledged chunk: when it was sent (on `now`) and its round trip, ms. */
+  private trips: { at: number; ms: number }[] = [];
   private measuring = false;
   sent = 0;
   acked = 0;
@@ -33,8 +32,7 @@ export class RoundTrips {
   /** Forgets what was counted; nothing counts until `resume`. */
   reset(): void {
     this.sentAt.clear();
-    this.latencies = [];
-    this.sentTimes = [];
+    this.trips = [];
     this.sent = 0;
     this.acked = 0;
     this.errors = 0;
@@ -62,8 +60,7 @@ export class RoundTrips {
     if (at === undefined) return;
     this.sentAt.delete(id);
     this.acked++;
-    this.latencies.push(this.now() - at);
-    this.sentTimes.push(at);
+    this.trips.push({ at, ms: this.now() - at });
   }
 
   /**
@@ -72,12 +69,9 @@ export class RoundTrips {
    * stalls is a process or the host standing still; one chunk per stall is a cost on the path itself.
    */
   stalls(overMs: number, gapMs = 10): Stalls {
-    const slow = this.latencies
-      .map((ms, i) => ({ from: this.sentTimes[i] ?? 0, ms }))
-      .filter((t) => t.ms > overMs)
-      .sort((a, b) => a.from - b.from);
+    const slow = this.trips.filter((t) => t.ms > overMs).sort((a, b) => a.at - b.at);
     const episodes: { until: number; from: number; chunks: number }[] = [];
-    for (const { from, ms } of slow) {
+    for (const { at: from, ms } of slow) {
       const last = episodes.at(-1);
       if (last && from <= last.until + gapMs) {
         last.until = Math.max(last.until, from + ms);
@@ -94,14 +88,14 @@ export class RoundTrips {
     return {
       overMs,
       chunks: slow.length,
-      share: this.latencies.length > 0 ? slow.length / this.latencies.length : 0,
+      share: this.trips.length > 0 ? slow.length / this.trips.length : 0,
       stalls: episodes.length,
       largest: { chunks: largest.chunks, ms: largest.until - largest.from },
     };
   }
 
   summary() {
-    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const sorted = this.trips.map((t) => t.ms).sort((a, b) => a - b);
     return {
       sent: this.sent,
       acked: this.acked,
