@@ -1,7 +1,8 @@
 /** Helpers shared by the runtime tests. */
 
-export { collectingLogger, type LogRecord } from "../../testkit/src/logs.js";
 // The runtime cannot name @avatar/testkit (the testkit depends on the runtime), so it uses the file directly.
+export { sentStatements } from "../../testkit/src/generic-plans.js";
+export { collectingLogger, type LogRecord } from "../../testkit/src/logs.js";
 export { createTestDatabase, type TestDatabase } from "../../testkit/src/postgres.js";
 export { type Gate, gate, nextTurn, settledWithin, sleep, waitFor } from "../../testkit/src/waits.js";
 

@@ -21,6 +21,31 @@ export function planReads(plan: string): Pick<GenericPlan, "indexes" | "seqScans
 }
 
 /**
+ * The statements `run` sends through a Kysely on `url` and `schema`, in order: those the services prepare
+ * (queries and data changes; transaction control is left out).
+ */
+export async function sentStatements<DB>(
+  url: string,
+  schema: string,
+  run: (db: Kysely<DB>) => Promise<unknown>,
+): Promise<string[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` });
+  const sent: string[] = [];
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (event.level === "query" && isPreparable(event.query.sql)) sent.push(event.query.sql);
+    },
+  });
+  try {
+    await run(db);
+    return sent;
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
  * The generic plan Postgres gives each statement `run` sends through a Kysely on `url` and `schema`.
  * The services prepare the statements they repeat, and Postgres plans a prepared statement for its
  * parameters' values only five times: after that it keeps one plan for every value whenever that costs no
@@ -33,35 +58,23 @@ export async function genericPlans<DB>(
   schema: string,
   run: (db: Kysely<DB>) => Promise<unknown>,
 ): Promise<GenericPlan[]> {
-  const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` });
-  const sent: string[] = [];
-  const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool }),
-    log: (event) => {
-      // What the services prepare (transaction control is not planned).
-      if (event.level === "query" && isPreparable(event.query.sql)) sent.push(event.query.sql);
-    },
-  });
+  const sent = await sentStatements(url, schema, run);
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await client.connect();
   try {
-    await run(db);
-    const client = await pool.connect();
-    try {
-      await client.query("set plan_cache_mode = force_generic_plan; set enable_seqscan = off");
-      const plans: GenericPlan[] = [];
-      for (const [i, sql] of sent.entries()) {
-        await client.query(`prepare generic_${i} as ${sql}`);
-        const params = (sql.match(/\$\d+/g) ?? []).reduce((n, p) => Math.max(n, Number(p.slice(1))), 0);
-        const args = params > 0 ? `(${Array(params).fill("null").join(", ")})` : "";
-        const { rows } = await client.query(`explain execute generic_${i}${args}`);
-        const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
-        plans.push({ sql, plan, ...planReads(plan) });
-        await client.query(`deallocate generic_${i}`);
-      }
-      return plans;
-    } finally {
-      client.release();
+    await client.query("set plan_cache_mode = force_generic_plan; set enable_seqscan = off");
+    const plans: GenericPlan[] = [];
+    for (const [i, sql] of sent.entries()) {
+      await client.query(`prepare generic_${i} as ${sql}`);
+      const params = (sql.match(/\$\d+/g) ?? []).reduce((n, p) => Math.max(n, Number(p.slice(1))), 0);
+      const args = params > 0 ? `(${Array(params).fill("null").join(", ")})` : "";
+      const { rows } = await client.query(`explain execute generic_${i}${args}`);
+      const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
+      plans.push({ sql, plan, ...planReads(plan) });
+      await client.query(`deallocate generic_${i}`);
     }
+    return plans;
   } finally {
-    await db.destroy();
+    await client.end();
   }
 }
