@@ -38,12 +38,25 @@ export function writeCalls(pid: number): number {
  * by a dozen busy processes a message waits for each of these on its way, so their number per chunk says
  * how much of LITE's tail is the host's scheduling rather than the code on the path.
  */
-export function preemptions(pid: number): number {
+export const preemptions = (pid: number): number => threadSwitches(pid, "nonvoluntary_ctxt_switches");
+
+/**
+ * Times one of `pid`'s threads gave up the CPU to wait (`voluntary_ctxt_switches`, summed over its
+ * threads; 0 when it is gone): at rest, each is a wake-up that ended, a timer or a poll with nothing to
+ * do, and each costs the host a switch whatever the process then does.
+ */
+export const wakeups = (pid: number): number => threadSwitches(pid, "voluntary_ctxt_switches");
+
+function threadSwitches(
+  pid: number,
+  field: "voluntary_ctxt_switches" | "nonvoluntary_ctxt_switches",
+): number {
+  const pattern = new RegExp(`^${field}:\\s+(\\d+)`, "m");
   try {
     return readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
       try {
         const status = readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
-        return sum + Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+        return sum + Number(pattern.exec(status)?.[1] ?? 0);
       } catch {
         return sum; // the thread ended in between
       }

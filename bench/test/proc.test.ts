@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { growthReading, preemptions, writeCalls } from "../src/proc.js";
+import { growthReading, preemptions, wakeups, writeCalls } from "../src/proc.js";
 import { isClientBackend } from "../src/servers/postgres.js";
 
 describe("writeCalls", () => {
@@ -54,6 +54,30 @@ describe("preemptions", () => {
 
   it("is 0 for a process that is not there", () => {
     expect(preemptions(2 ** 22 + 12345)).toBe(0);
+  });
+});
+
+describe("wakeups", () => {
+  it("counts the times a process slept and woke: a 5 ms timer wakes it far more than a 1 s one", async () => {
+    const child = (intervalMs: number) =>
+      spawn(process.execPath, ["-e", `setInterval(() => {}, ${intervalMs});`]);
+    const ticking = child(5);
+    const resting = child(1_000);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const ticks = growthReading(() => [ticking.pid as number], wakeups);
+      const rests = growthReading(() => [resting.pid as number], wakeups);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(ticks()).toBeGreaterThan(100);
+      expect(rests()).toBeLessThan(ticks() / 4);
+    } finally {
+      ticking.kill();
+      resting.kill();
+    }
+  });
+
+  it("is 0 for a process that is not there", () => {
+    expect(wakeups(2 ** 22 + 12345)).toBe(0);
   });
 });
 
