@@ -17,7 +17,7 @@ import path from "node:path";
 import { env, readConfig } from "@avatar/runtime";
 import { parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
 import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js";
-import { type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
+import { apiKeyHeaders, type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
 import { measureLoad } from "./load/measure.js";
@@ -61,7 +61,7 @@ try {
       kind: space ? kind : "single",
       path,
       body: space ? mintBody(space.avatarId) : floorBody,
-      headers: space ? { "x-api-key": space.apiKey } : {},
+      headers: space ? apiKeyHeaders(space) : [{}],
       connections: settings.BENCH_CONNECTIONS,
       seconds: settings.BENCH_SECONDS,
       warmupSeconds: settings.BENCH_WARMUP_SECONDS,

@@ -17,14 +17,16 @@
  * BENCH_CONNECTIONS (default 20), BENCH_TOPOLOGIES (suite,processes), BENCH_FROM_SOURCE (run the
  * TypeScript sources instead of the bundles of `pnpm build`), BENCH_CPU_PROFILE_DIR (write a
  * `node --cpu-prof` profile of every backend process there), BENCH_PG_STATEMENTS (N: print the N
- * statements that took Postgres longest in each measurement, with their runs per operation and time).
+ * statements that took Postgres longest in each measurement, with their runs per operation and time),
+ * BENCH_API_KEYS and BENCH_SPACES (default 1 and 1: the load's API keys, taken in turn, and the spaces
+ * they belong to; e.g. 300 and 300 for many customers at once instead of one busy key).
  */
 import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { env, readConfig } from "@avatar/runtime";
 import type { Backend } from "./backend/backend.js";
 import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js";
-import { type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
+import { apiKeyHeaders, type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
 import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { adjacentFloors } from "./floor/adjacent-floors.js";
@@ -32,7 +34,7 @@ import { startFloor } from "./floor/start-floor.js";
 import { measureLoad } from "./load/measure.js";
 import type { LoadResult, Scenario } from "./load/scenario.js";
 import { fixed, say } from "./print.js";
-import { mib, rssBytes } from "./proc.js";
+import { cpuSeconds, growthReading, mib, rssBytes, wakeups } from "./proc.js";
 
 /** How long processes rest before their idle RSS is read: V8's memory reducer collects within ~20 s. */
 const IDLE_SETTLE_MS = 25_000;
@@ -48,7 +50,10 @@ const settings = readConfig({
   BENCH_FROM_SOURCE: env.bool({ default: false }),
   BENCH_CPU_PROFILE_DIR: env.optionalString(),
   BENCH_PG_STATEMENTS: env.int({ default: 0, min: 0, max: 100 }),
+  BENCH_API_KEYS: env.int({ default: 1, min: 1, max: 10_000 }),
+  BENCH_SPACES: env.int({ default: 1, min: 1, max: 10_000 }),
 });
+const keySpread = { apiKeys: settings.BENCH_API_KEYS, spaces: settings.BENCH_SPACES };
 const topologies = new Set(settings.BENCH_TOPOLOGIES.split(",").map((t) => t.trim()));
 
 interface Row {
@@ -77,7 +82,8 @@ say(`${environment.pg.version} (${environment.pg.settings}); ${environment.natsV
 say(
   `processes run ${environment.fromSource ? "the TypeScript sources (tsx)" : "the bundles of pnpm build"}; ` +
     `load: autocannon in its own process, ${settings.BENCH_CONNECTIONS} connections, ` +
-    `${settings.BENCH_SECONDS} s after ${settings.BENCH_WARMUP_SECONDS} s of warm-up`,
+    `${settings.BENCH_SECONDS} s after ${settings.BENCH_WARMUP_SECONDS} s of warm-up, ` +
+    `${keySpread.apiKeys} API key${keySpread.apiKeys === 1 ? "" : "s"} in ${keySpread.spaces} space${keySpread.spaces === 1 ? "" : "s"}`,
 );
 
 const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
@@ -95,7 +101,7 @@ try {
     kind,
     path,
     body,
-    headers: space ? { "x-api-key": space.apiKey } : {},
+    headers: space ? apiKeyHeaders(space) : [{}],
     connections: settings.BENCH_CONNECTIONS,
     seconds: settings.BENCH_SECONDS,
     warmupSeconds: settings.BENCH_WARMUP_SECONDS,
@@ -177,7 +183,7 @@ try {
   await floorRun("floor: node:http + 1 insert");
   const processTable: string[] = [];
   if (topologies.has("suite")) {
-    const { own, space } = await prepareOwnDatabase(environment);
+    const { own, space } = await prepareOwnDatabase(environment, keySpread);
     const suite = await startSuiteBackend(own);
     try {
       processTable.push(...(await idleFigures(suite, "suite")));
@@ -189,7 +195,7 @@ try {
     }
   }
   if (topologies.has("processes")) {
-    const { own, space } = await prepareOwnDatabase(environment);
+    const { own, space } = await prepareOwnDatabase(environment, keySpread);
     const processes = await startProcessBackend(own);
     try {
       processTable.push(...(await idleFigures(processes, "processes")));
@@ -209,19 +215,32 @@ try {
 /**
  * RSS 2 s after the processes were ready, and once they have been at rest for IDLE_SETTLE_MS: what start-up
  * left (V8 keeps its garbage until the heap's limit or its memory reducer calls for a collection, which
- * it does after some seconds of rest; NODE_FLAGS raise that limit) and what an idle process keeps.
+ * it does after some seconds of rest; NODE_FLAGS raise that limit) and what an idle process keeps. Over
+ * that rest, what an idle process costs the host: its CPU time and its wake-ups a second (timers, polls
+ * and monitors that run with nothing to serve; on a shared host they take a core from whoever is busy).
  */
 async function idleFigures(backend: Backend, label: string): Promise<string[]> {
   const rss = (p: { pids: number[] }) => p.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
   const measured = () => backend.processes().filter((p) => p.name in backend.readyMs);
+  const pidsOf = (name: string) => () => measured().find((p) => p.name === name)?.pids ?? [];
   await new Promise((r) => setTimeout(r, 2_000));
   const early = new Map(measured().map((p) => [p.name, rss(p)]));
+  const atRest = measured().map((p) => ({
+    name: p.name,
+    cpu: growthReading(pidsOf(p.name), cpuSeconds),
+    wakeups: growthReading(pidsOf(p.name), wakeups),
+  }));
   await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
-  return measured().map(
-    (p) =>
+  const seconds = IDLE_SETTLE_MS / 1000;
+  return measured().map((p) => {
+    const rest = atRest.find((r) => r.name === p.name);
+    return (
       `${`${label}: ${p.name}`.padEnd(34)}${`${fixed(backend.readyMs[p.name] ?? Number.NaN, 0)} ms`.padEnd(14)}` +
-      `${mib(early.get(p.name) ?? 0).padEnd(14)}${mib(rss(p))}`,
-  );
+      `${mib(early.get(p.name) ?? 0).padEnd(14)}${mib(rss(p)).padEnd(22)}` +
+      `${fixed(rest ? (rest.cpu() * 1000) / seconds : Number.NaN, 1).padEnd(16)}` +
+      `${fixed(rest ? rest.wakeups() / seconds : Number.NaN, 0)}`
+    );
+  });
 }
 
 function report(processTable: string[]): void {
@@ -262,7 +281,8 @@ function report(processTable: string[]): void {
   if (processTable.length > 0) {
     say("");
     say(
-      `${"process".padEnd(34)}${"start->ready".padEnd(14)}${"RSS at 2 s".padEnd(14)}idle RSS (${IDLE_SETTLE_MS / 1000} s more)`,
+      `${"process".padEnd(34)}${"start->ready".padEnd(14)}${"RSS at 2 s".padEnd(14)}${`idle RSS (${IDLE_SETTLE_MS / 1000} s more)`.padEnd(22)}` +
+        `${"idle CPU ms/s".padEnd(16)}wake-ups/s`,
     );
     for (const line of processTable) say(line);
   }

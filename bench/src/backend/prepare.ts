@@ -6,15 +6,31 @@ import { type BenchEnvironment, withFreshDatabase } from "./environment.js";
 export interface BenchSpace {
   spaceId: string;
   apiKey: string;
+  /** Every API key the load spreads over (`apiKey` first), in `spaces` spaces. */
+  apiKeys: string[];
   /** A public avatar that can run LITE and FULL sessions. */
   avatarId: string;
 }
 
+/** How many API keys a benchmark's load uses, and over how many spaces they are spread (one key each first). */
+export interface KeySpread {
+  apiKeys: number;
+  spaces: number;
+}
+
+const ONE_KEY: KeySpread = { apiKeys: 1, spaces: 1 };
+
 /**
- * The benchmark's space, key, credits and avatar, made through the services themselves (a suite in this
- * process, on the benchmark's database, stopped again before anything is measured).
+ * The benchmark's spaces, keys, credits and avatar, made through the services themselves (a suite in this
+ * process, on the benchmark's database, stopped again before anything is measured). Key i belongs to
+ * space i % spaces, so each space has at least one.
  */
-export async function prepareSpace(env: Record<string, string>): Promise<BenchSpace> {
+export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY): Promise<BenchSpace> {
+  if (!(spread.spaces >= 1 && spread.apiKeys >= spread.spaces)) {
+    throw new Error(
+      `keys (${spread.apiKeys}) must be at least the spaces (${spread.spaces}), and both at least 1`,
+    );
+  }
   const suite = await startSuite({
     log: silentLogger,
     databaseUrl: env.DATABASE_URL,
@@ -24,16 +40,29 @@ export async function prepareSpace(env: Record<string, string>): Promise<BenchSp
     env: { ...process.env, ...env },
   });
   try {
-    const { space, apiKeySecret } = await suite.clients.tokens.createSpace({
-      name: "Benchmark",
-      tier: Tier.SCALE,
-    });
-    const spaceId = space?.id ?? "";
-    await suite.clients.sessions.grantCredits({ spaceId, amount: "100000000", note: "benchmark" });
+    const spaceIds: string[] = [];
+    const apiKeys: string[] = [];
+    for (let i = 0; i < spread.spaces; i++) {
+      const { space, apiKeySecret } = await suite.clients.tokens.createSpace({
+        name: `Benchmark ${i + 1}`,
+        tier: Tier.SCALE,
+      });
+      const spaceId = space?.id ?? "";
+      await suite.clients.sessions.grantCredits({ spaceId, amount: "100000000", note: "benchmark" });
+      spaceIds.push(spaceId);
+      apiKeys.push(apiKeySecret);
+    }
+    for (let i = spread.spaces; i < spread.apiKeys; i++) {
+      const { apiKeySecret } = await suite.clients.tokens.createApiKey({
+        spaceId: spaceIds[i % spread.spaces] ?? "",
+        name: `Benchmark key ${i + 1}`,
+      });
+      apiKeys.push(apiKeySecret);
+    }
     const [avatar] = (await suite.clients.catalog.listPublicAvatars({ page: { page: 1, pageSize: 1 } }))
       .avatars;
     if (!avatar) throw new Error("the catalog has no public avatar");
-    return { spaceId, apiKey: apiKeySecret, avatarId: avatar.id };
+    return { spaceId: spaceIds[0] ?? "", apiKey: apiKeys[0] ?? "", apiKeys, avatarId: avatar.id };
   } finally {
     await suite.stop();
   }
@@ -45,10 +74,15 @@ export async function prepareSpace(env: Record<string, string>): Promise<BenchSp
  */
 export async function prepareOwnDatabase(
   environment: BenchEnvironment,
+  spread = ONE_KEY,
 ): Promise<{ own: BenchEnvironment; space: BenchSpace }> {
   const own = await withFreshDatabase(environment);
-  return { own, space: await prepareSpace(own.env) };
+  return { own, space: await prepareSpace(own.env, spread) };
 }
+
+/** The header sets of a load over the space's keys, one per key. */
+export const apiKeyHeaders = (space: BenchSpace): Record<string, string>[] =>
+  space.apiKeys.map((key) => ({ "x-api-key": key }));
 
 /** The body of a LITE token mint, as the benchmarks send it; the floor stores one of the same size. */
 export const mintBody = (avatarId: string): string => JSON.stringify({ mode: "LITE", avatar_id: avatarId });

@@ -14,7 +14,8 @@ let sequences = 0;
 function requests(s: Scenario): autocannon.Request[] {
   const json = { "content-type": "application/json" };
   if (s.kind === "single")
-    return [{ method: "POST", path: s.path, headers: { ...json, ...s.headers }, body: s.body }];
+    return s.headers.map((h) => ({ method: "POST", path: s.path, headers: { ...json, ...h }, body: s.body }));
+  let turn = 0;
   const withToken = (path: string, last: boolean): autocannon.Request => ({
     method: "POST",
     path,
@@ -35,8 +36,8 @@ function requests(s: Scenario): autocannon.Request[] {
     {
       method: "POST",
       path: s.path,
-      headers: { ...json, ...s.headers },
       body: s.body,
+      setupRequest: (req) => ({ ...req, headers: { ...json, ...s.headers[turn++ % s.headers.length] } }),
       onResponse: (status: number, body: string, context: Context) => {
         context.token = status === 200 ? (JSON.parse(body).data?.session_token as string) : undefined;
       },

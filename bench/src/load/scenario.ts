@@ -4,7 +4,11 @@ export interface Scenario {
   /** `single`: one request over and over; `lifecycle`: mint, start with the minted token, stop. */
   kind: "single" | "lifecycle";
   path: string;
-  headers: Record<string, string>;
+  /**
+   * The headers of each operation's first request, one set after the other (one set per API key, so
+   * a run can spread its load over many keys and spaces); at least one set.
+   */
+  headers: Record<string, string>[];
   body: string;
   connections: number;
   seconds: number;
