@@ -107,6 +107,14 @@ export interface Bus {
 
   /** At-most-once fan-out to current subscribers. */
   publish(subject: string, data: Uint8Array, headers?: BusHeaders): void;
+  /**
+   * Resolves once what this bus published before the call has gone where subscribers get it: on NATS the
+   * server has taken it and passed it on to the subscribing connections (and a subscription of this
+   * connection has had it); in process, each handler it went to has been called. A writer awaits it when
+   * a reader elsewhere must not act on the old value once the write is answered (a cache invalidation).
+   * Rejects with RequestTimeoutError when the server does not answer in time.
+   */
+  flush(): Promise<void>;
   subscribe(subject: string, handler: MessageHandler, options?: SubscribeOptions): Subscription;
 
   /** Request/reply. Rejects with NoRespondersError when nobody serves the subject, RequestTimeoutError on timeout. */

@@ -78,6 +78,12 @@ class MemoryBus implements Bus {
     return this.#pubsub.subscribe(subject, handler, options);
   }
 
+  async flush(): Promise<void> {
+    this.#lifecycle.assertUsable();
+    // Deliveries are setImmediate callbacks, run in order: this one comes after those already queued.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
   async request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Uint8Array> {
     this.#lifecycle.assertUsable();
     return this.#pubsub.request(subject, data, options.timeoutMs, options.headers);

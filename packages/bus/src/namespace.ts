@@ -40,6 +40,7 @@ export function withNamespace(bus: Bus, namespace: string): Bus {
     maxPayload: () => bus.maxPayload(),
     unsentBytes: () => bus.unsentBytes(),
     publish: (subject, data, headers) => bus.publish(core(subject), data, headers),
+    flush: () => bus.flush(),
     subscribe: (subject, handler, options) => bus.subscribe(core(subject), (m) => handler(plain(m)), options),
     request: (subject, data, options) => bus.request(core(subject), data, options),
     serve: (subject, handler, options) => bus.serve(core(subject), (m) => handler(plain(m)), options),

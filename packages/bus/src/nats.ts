@@ -148,6 +148,16 @@ class NatsBus implements Bus {
     return this.#core.subscribe(subject, handler, options);
   }
 
+  async flush(): Promise<void> {
+    this.#lifecycle.assertUsable();
+    // A PING after the publishes: the server answers it once it has handled everything sent before.
+    await withTimeout(
+      this.nc.flush(),
+      this.timeoutMs,
+      () => new RequestTimeoutError("flush", this.timeoutMs),
+    );
+  }
+
   async request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Uint8Array> {
     this.#lifecycle.assertUsable();
     return this.#core.request(subject, data, options.timeoutMs, options.headers);

@@ -111,6 +111,15 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
         await waitFor("delivery", () => calls === 1);
       });
 
+      it("flush resolves once the subscribers of what was published before have had it", async () => {
+        const got: string[] = [];
+        bus.subscribe(`t.${id}.flush`, (m) => void got.push(str(m.data)));
+        for (const n of ["1", "2", "3"]) bus.publish(`t.${id}.flush`, text(n));
+        expect(got).toEqual([]);
+        await bus.flush();
+        expect(got).toEqual(["1", "2", "3"]);
+      });
+
       it("matches * to exactly one token and > to one or more", async () => {
         const star: string[] = [];
         const rest: string[] = [];
@@ -605,6 +614,7 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
           BusClosedError,
         );
         await expect(bus.publishDurable(`events.${id}.x`, text("x"))).rejects.toBeInstanceOf(BusClosedError);
+        await expect(bus.flush()).rejects.toBeInstanceOf(BusClosedError);
         await expect(bus.consumeDurable(`events.${id}.x`, `c${id}`, () => undefined)).rejects.toBeInstanceOf(
           BusClosedError,
         );
