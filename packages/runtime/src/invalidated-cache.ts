@@ -13,9 +13,18 @@ export const cacheInvalidations = {
   webhookEndpoints: "cache.webhooks.endpoints",
 } as const;
 
-/** Tells every process that caches a value under `subject` that `key` changed. */
-export function publishInvalidation(bus: Bus, subject: string, key: string): void {
-  bus.publish(subject, new TextEncoder().encode(key));
+const encoder = new TextEncoder();
+
+/**
+ * Tells every process that caches a value under `subject` that `key` changed, and resolves once the bus
+ * has passed that on (Bus.flush). A writer in another service than the caches awaits it before it
+ * answers, so that its caller's next request does not meet the old value in a cache that was listening.
+ * It rejects when the bus could not confirm it (NATS unreachable): the message may still arrive, and the
+ * caches' TTL bounds how long they keep the old value otherwise.
+ */
+export async function publishInvalidation(bus: Bus, subject: string, key: string): Promise<void> {
+  bus.publish(subject, encoder.encode(key));
+  await bus.flush();
 }
 
 export interface InvalidatedCacheOptions {
@@ -79,7 +88,8 @@ export class InvalidatedCache<V> {
   /** The value of `id` changed: drop it here and in every process that caches it. */
   invalidate(id: string): void {
     this.forget(id);
-    if (this.bus) publishInvalidation(this.bus, this.subject, id);
+    // The other replicas of the writer: at most once, their TTL bounds a lost message.
+    this.bus?.publish(this.subject, encoder.encode(id));
   }
 
   async close(): Promise<void> {

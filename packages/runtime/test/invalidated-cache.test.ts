@@ -1,6 +1,6 @@
 import { createMemoryBus } from "@avatar/bus";
 import { describe, expect, it } from "vitest";
-import { InvalidatedCache } from "../src/invalidated-cache.js";
+import { InvalidatedCache, publishInvalidation } from "../src/invalidated-cache.js";
 
 describe("InvalidatedCache", () => {
   it("loads once, then answers from memory until the entry expires", async () => {
@@ -45,6 +45,20 @@ describe("InvalidatedCache", () => {
     expect(await there.get("k", load)).toBe("new");
     await here.close();
     await there.close();
+    await bus.close();
+  });
+
+  it("publishInvalidation resolves once the caches listening have dropped the value (another service's write)", async () => {
+    const bus = createMemoryBus();
+    const reader = new InvalidatedCache<string>(bus, "cache.test.f", { ttlMs: 60_000 });
+    let value = "old";
+    const load = async () => value;
+    expect(await reader.get("k", load)).toBe("old");
+    value = "new";
+    await publishInvalidation(bus, "cache.test.f", "k");
+    // At once, no waiting: what the writer answers after this is never followed by the old value.
+    expect(await reader.get("k", load)).toBe("new");
+    await reader.close();
     await bus.close();
   });
 

@@ -30,7 +30,14 @@ export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<Service
           // Resolved at call time: a catalog process without SESSIONS_URL still serves everything else.
           endAvatarSessions: (req, requestId) =>
             deps.clients.sessions.endAvatarSessions(req, onBehalfOf(requestId)),
-          avatarChanged: (avatarId) => publishInvalidation(deps.bus, cacheInvalidations.avatars, avatarId),
+          // The write stands when the bus cannot confirm the invalidation: the caches' TTL bounds it.
+          avatarChanged: (avatarId) =>
+            publishInvalidation(deps.bus, cacheInvalidations.avatars, avatarId).catch((err: unknown) =>
+              deps.log.warn("could not confirm that avatar caches heard of a change", {
+                avatar_id: avatarId,
+                err,
+              }),
+            ),
           log: deps.log,
         }),
       ),

@@ -150,7 +150,7 @@ export function catalogService(
           if (row) saved.push(avatarToProto(row));
         }
       });
-      for (const a of saved) writes.avatarChanged?.(a.id);
+      await Promise.all(saved.map((a) => writes.avatarChanged?.(a.id)));
       return { avatars: saved };
     },
   };

@@ -356,16 +356,21 @@ describe("importAvatars", () => {
     ]);
   });
 
-  it("tells the processes that cache avatars which ones an import, an update and a delete changed", async () => {
-    const changed: string[] = [];
-    const writes = { log: silentLogger, avatarChanged: (id: string) => changed.push(id) };
-    const tracked = callDirectly(CatalogService, catalogService(t.db, writes));
+  it("answers an import, an update and a delete once the processes that cache avatars were told which changed", async () => {
+    // Told means confirmed by the bus (publishInvalidation resolved), a moment after the call.
+    const told: string[] = [];
+    const avatarChanged = async (id: string) => {
+      await new Promise((r) => setTimeout(r, 5));
+      told.push(id);
+    };
+    const tracked = callDirectly(CatalogService, catalogService(t.db, { log: silentLogger, avatarChanged }));
     const res = await tracked.importAvatars({ avatars: [avatar(), avatar({ spaceId: SPACE_A })] });
     const [pub, own] = res.avatars.map((a) => a.id);
-    expect(changed).toEqual([pub, own]);
+    expect(told).toEqual([pub, own]);
     await tracked.updateAvatar({ spaceId: SPACE_A, avatarId: own ?? "", name: "Renamed" });
+    expect(told).toEqual([pub, own, own]);
     await tracked.deleteAvatar({ spaceId: SPACE_A, avatarId: own ?? "" });
-    expect(changed).toEqual([pub, own, own, own]);
+    expect(told).toEqual([pub, own, own, own]);
   });
 
   it("accepts the space's own private voice and rejects another space's or an unknown one as NotFound", async () => {

@@ -1,5 +1,5 @@
 import { createMemoryBus } from "@avatar/bus";
-import { type Avatar, AvatarSchema } from "@avatar/contracts/catalog";
+import { type Avatar, AvatarSchema, AvatarStatus } from "@avatar/contracts/catalog";
 import { cacheInvalidations, notFound, publishInvalidation } from "@avatar/runtime";
 import { eventually } from "@avatar/testkit";
 import { create } from "@bufbuild/protobuf";
@@ -15,7 +15,7 @@ const OWN = "0c0c0c0c-0000-4000-8000-000000000002";
 function countingCatalog() {
   const avatars = new Map<string, Avatar>([
     [PUBLIC, create(AvatarSchema, { id: PUBLIC, name: "Public", isPublic: true })],
-    [OWN, create(AvatarSchema, { id: OWN, name: "Own", spaceId: SPACE })],
+    [OWN, create(AvatarSchema, { id: OWN, name: "Own", spaceId: SPACE, status: AvatarStatus.ACTIVE })],
   ]);
   const catalog = {
     calls: 0,
@@ -35,7 +35,7 @@ const get = (lookup: AvatarLookup, avatarId: string, spaceId = SPACE) =>
   lookup.getAvatar({ spaceId, avatarId }).then((r) => r.avatar);
 
 describe("cachedAvatars", () => {
-  it("asks the catalog once for a public avatar, every time for a space's own", async () => {
+  it("asks the catalog once for a public avatar and once for a space's own", async () => {
     const { catalog } = countingCatalog();
     const lookup = cachedAvatars(catalog as unknown as AvatarLookup, undefined);
     expect((await get(lookup, PUBLIC))?.name).toBe("Public");
@@ -43,7 +43,32 @@ describe("cachedAvatars", () => {
     expect(catalog.calls).toBe(1);
     expect((await get(lookup, OWN))?.name).toBe("Own");
     expect((await get(lookup, OWN))?.name).toBe("Own");
-    expect(catalog.calls).toBe(3);
+    expect(catalog.calls).toBe(2);
+  });
+
+  it("keeps what the catalog answered to each space apart", async () => {
+    const { catalog } = countingCatalog();
+    const lookup = cachedAvatars(catalog as unknown as AvatarLookup, undefined);
+    const other = "6b6b6b6b-0000-4000-8000-000000000002";
+    expect((await get(lookup, OWN))?.name).toBe("Own");
+    const err = await get(lookup, OWN, other).catch((e: unknown) => e);
+    expect(err instanceof ConnectError && err.code).toBe(Code.NotFound);
+  });
+
+  it("drops a space's own avatar the moment the catalog's change is confirmed (deactivated, deleted)", async () => {
+    const bus = createMemoryBus();
+    const { catalog, avatars } = countingCatalog();
+    const lookup = cachedAvatars(catalog as unknown as AvatarLookup, bus);
+    expect((await get(lookup, OWN))?.status).toBe(AvatarStatus.ACTIVE);
+    avatars.set(
+      OWN,
+      create(AvatarSchema, { id: OWN, name: "Own", spaceId: SPACE, status: AvatarStatus.DEACTIVATED }),
+    );
+    expect((await get(lookup, OWN))?.status).toBe(AvatarStatus.ACTIVE);
+    // What the catalog awaits before it answers the change: after it, no waiting.
+    await publishInvalidation(bus, cacheInvalidations.avatars, OWN);
+    expect((await get(lookup, OWN))?.status).toBe(AvatarStatus.DEACTIVATED);
+    await bus.close();
   });
 
   it("answers NotFound as the catalog does, and remembers no absence", async () => {

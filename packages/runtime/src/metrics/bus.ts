@@ -53,6 +53,7 @@ export function meterBus(bus: Bus, service: string, now: () => number = Date.now
     unsentBytes: () => bus.unsentBytes(),
     readDurable: (filter, options) => bus.readDurable(filter, options),
     deleteDurable: (seq) => bus.deleteDurable(seq),
+    flush: () => bus.flush(),
     publish(subject, data, headers) {
       bus.publish(subject, data, headers);
       published("core", subject);

@@ -49,6 +49,7 @@ export function traceBus(bus: Bus, service: string): Bus {
     unsentBytes: () => bus.unsentBytes(),
     readDurable: (filter, options) => bus.readDurable(filter, options),
     deleteDurable: (seq) => bus.deleteDurable(seq),
+    flush: () => bus.flush(),
     publish(subject, data, headers) {
       if (!tracingOn() || untraced(subject)) return bus.publish(subject, data, headers);
       inSpanSync(
