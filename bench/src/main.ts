@@ -19,7 +19,9 @@
  * `node --cpu-prof` profile of every backend process there), BENCH_PG_STATEMENTS (N: print the N
  * statements that took Postgres longest in each measurement, with their runs per operation and time),
  * BENCH_API_KEYS and BENCH_SPACES (default 1 and 1: the load's API keys, taken in turn, and the spaces
- * they belong to; e.g. 300 and 300 for many customers at once instead of one busy key).
+ * they belong to; e.g. 300 and 300 for many customers at once instead of one busy key), BENCH_AVATAR
+ * (own, the default: an avatar of the benchmark's space, as customers mint with; or public, a catalog
+ * avatar, which many spaces need).
  */
 import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
@@ -52,8 +54,13 @@ const settings = readConfig({
   BENCH_PG_STATEMENTS: env.int({ default: 0, min: 0, max: 100 }),
   BENCH_API_KEYS: env.int({ default: 1, min: 1, max: 10_000 }),
   BENCH_SPACES: env.int({ default: 1, min: 1, max: 10_000 }),
+  BENCH_AVATAR: env.oneOf(["own", "public"], { default: "own" }),
 });
-const keySpread = { apiKeys: settings.BENCH_API_KEYS, spaces: settings.BENCH_SPACES };
+const keySpread = {
+  apiKeys: settings.BENCH_API_KEYS,
+  spaces: settings.BENCH_SPACES,
+  avatar: settings.BENCH_AVATAR,
+};
 const topologies = new Set(settings.BENCH_TOPOLOGIES.split(",").map((t) => t.trim()));
 
 interface Row {
@@ -83,7 +90,8 @@ say(
   `processes run ${environment.fromSource ? "the TypeScript sources (tsx)" : "the bundles of pnpm build"}; ` +
     `load: autocannon in its own process, ${settings.BENCH_CONNECTIONS} connections, ` +
     `${settings.BENCH_SECONDS} s after ${settings.BENCH_WARMUP_SECONDS} s of warm-up, ` +
-    `${keySpread.apiKeys} API key${keySpread.apiKeys === 1 ? "" : "s"} in ${keySpread.spaces} space${keySpread.spaces === 1 ? "" : "s"}`,
+    `${keySpread.apiKeys} API key${keySpread.apiKeys === 1 ? "" : "s"} in ${keySpread.spaces} space${keySpread.spaces === 1 ? "" : "s"}, ` +
+    `the ${keySpread.avatar === "own" ? "space's own avatar" : "public avatar"}`,
 );
 
 const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });

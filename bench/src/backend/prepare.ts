@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { AvatarStatus } from "@avatar/contracts/catalog";
 import { Tier } from "@avatar/contracts/tokens";
 import { silentLogger } from "@avatar/runtime";
 import { startSuite } from "@avatar/suite";
@@ -8,17 +10,22 @@ export interface BenchSpace {
   apiKey: string;
   /** Every API key the load spreads over (`apiKey` first), in `spaces` spaces. */
   apiKeys: string[];
-  /** A public avatar that can run LITE and FULL sessions. */
+  /** An avatar that can run LITE and FULL sessions: the space's own, or a public one (KeySpread.avatar). */
   avatarId: string;
 }
 
-/** How many API keys a benchmark's load uses, and over how many spaces they are spread (one key each first). */
+/**
+ * How many API keys a benchmark's load uses, over how many spaces they are spread (one key each first),
+ * and whose avatar it mints with: the space's own (as a customer's avatars and `pnpm start`'s demo
+ * space's are; one space only, since no other space sees it) or one of the public catalog's.
+ */
 export interface KeySpread {
   apiKeys: number;
   spaces: number;
+  avatar: "own" | "public";
 }
 
-const ONE_KEY: KeySpread = { apiKeys: 1, spaces: 1 };
+const ONE_KEY: KeySpread = { apiKeys: 1, spaces: 1, avatar: "own" };
 
 /**
  * The benchmark's spaces, keys, credits and avatar, made through the services themselves (a suite in this
@@ -29,6 +36,11 @@ export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY
   if (!(spread.spaces >= 1 && spread.apiKeys >= spread.spaces)) {
     throw new Error(
       `keys (${spread.apiKeys}) must be at least the spaces (${spread.spaces}), and both at least 1`,
+    );
+  }
+  if (spread.avatar === "own" && spread.spaces > 1) {
+    throw new Error(
+      "a space's own avatar is seen by that space alone: mint with a public one over many spaces",
     );
   }
   const suite = await startSuite({
@@ -62,7 +74,24 @@ export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY
     const [avatar] = (await suite.clients.catalog.listPublicAvatars({ page: { page: 1, pageSize: 1 } }))
       .avatars;
     if (!avatar) throw new Error("the catalog has no public avatar");
-    return { spaceId: spaceIds[0] ?? "", apiKey: apiKeys[0] ?? "", apiKeys, avatarId: avatar.id };
+    const spaceId = spaceIds[0] ?? "";
+    let avatarId = avatar.id;
+    if (spread.avatar === "own") {
+      avatarId = randomUUID();
+      await suite.clients.catalog.importAvatars({
+        avatars: [
+          {
+            id: avatarId,
+            spaceId,
+            name: "Benchmark",
+            type: avatar.type,
+            status: AvatarStatus.ACTIVE,
+            defaultVoice: { id: avatar.defaultVoice?.id ?? "" },
+          },
+        ],
+      });
+    }
+    return { spaceId, apiKey: apiKeys[0] ?? "", apiKeys, avatarId };
   } finally {
     await suite.stop();
   }
