@@ -9,6 +9,8 @@ export const cacheInvalidations = {
   spaces: "cache.tokens.spaces",
   /** The catalog's avatars (status, flags, default voice). */
   avatars: "cache.catalog.avatars",
+  /** The catalog's voices (what a FULL session speaks with). */
+  voices: "cache.catalog.voices",
   /** The webhooks service's endpoints of a space (which are enabled, their event types). */
   webhookEndpoints: "cache.webhooks.endpoints",
 } as const;

@@ -30,18 +30,23 @@ export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<Service
           // Resolved at call time: a catalog process without SESSIONS_URL still serves everything else.
           endAvatarSessions: (req, requestId) =>
             deps.clients.sessions.endAvatarSessions(req, onBehalfOf(requestId)),
-          // The write stands when the bus cannot confirm the invalidation: the caches' TTL bounds it.
-          avatarChanged: (avatarId) =>
-            publishInvalidation(deps.bus, cacheInvalidations.avatars, avatarId).catch((err: unknown) =>
-              deps.log.warn("could not confirm that avatar caches heard of a change", {
-                avatar_id: avatarId,
-                err,
-              }),
-            ),
+          avatarChanged: changeAnnouncer(deps, cacheInvalidations.avatars, "avatar_id"),
+          voiceChanged: changeAnnouncer(deps, cacheInvalidations.voices, "voice_id"),
           log: deps.log,
         }),
       ),
   };
+}
+
+/**
+ * Tells the processes that cache avatars or voices (the tokens service) that one changed, once the bus
+ * has passed it on. The write stands when the bus cannot confirm it: the caches' TTL bounds it then.
+ */
+function changeAnnouncer(deps: ServiceDeps<CatalogDatabase>, subject: string, field: string) {
+  return (id: string) =>
+    publishInvalidation(deps.bus, subject, id).catch((err: unknown) =>
+      deps.log.warn("could not confirm that the catalog's caches heard of a change", { [field]: id, err }),
+    );
 }
 
 export const catalogModule: ServiceModule<CatalogDatabase> = { name: "catalog", migrations, build };

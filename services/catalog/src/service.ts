@@ -25,13 +25,18 @@ function visibleTo(spaceId: string, row: { space_id: string | null; is_public: b
   return row.is_public || (row.space_id !== null && row.space_id === spaceId);
 }
 
+export interface CatalogWriteDeps extends AvatarWriteDeps {
+  /** As avatarChanged, for a voice an import changed. */
+  voiceChanged?: (voiceId: string) => Promise<void>;
+}
+
 /**
- * `writes` lets a deleted avatar end its sessions; without it (tools, tests of reads) deleting an
- * avatar changes only its status.
+ * `writes` lets a deleted avatar end its sessions and tells the caches of avatars and voices what
+ * changed; without it (tools, tests of reads) deleting an avatar changes only its status.
  */
 export function catalogService(
   db: Kysely<CatalogDatabase>,
-  writes: AvatarWriteDeps = { log: silentLogger },
+  writes: CatalogWriteDeps = { log: silentLogger },
 ): ServiceImpl<typeof CatalogService> {
   async function visibleAvatar(spaceId: string, avatarId: string) {
     const row = isUuid(avatarId) ? await repo.findAvatar(db, avatarId) : undefined;
@@ -116,6 +121,7 @@ export function catalogService(
           if (row) saved.push(voiceToProto(row));
         }
       });
+      await Promise.all(saved.map((v) => writes.voiceChanged?.(v.id)));
       return { voices: saved };
     },
 

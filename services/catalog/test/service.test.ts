@@ -289,6 +289,17 @@ describe("importVoices", () => {
     expect((await repo.listVoices(t.db, { kind: "public" }, 0, 10)).count).toBe(1);
   });
 
+  it("answers an import once the processes that cache voices were told which changed", async () => {
+    const told: string[] = [];
+    const voiceChanged = async (id: string) => {
+      await new Promise((r) => setTimeout(r, 5));
+      told.push(id);
+    };
+    const tracked = callDirectly(CatalogService, catalogService(t.db, { log: silentLogger, voiceChanged }));
+    const res = await tracked.importVoices({ voices: [voice(), voice({ spaceId: SPACE_A })] });
+    expect(told).toEqual(res.voices.map((v) => v.id));
+  });
+
   it("rejects bad names, ids and engines as InvalidArgument naming the field", async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ name: "" }, "name"],

@@ -1,6 +1,6 @@
 import { TokensService } from "@avatar/contracts/tokens";
 import { type ServiceApp, type ServiceDeps, type ServiceModule, sealerFromEnv } from "@avatar/runtime";
-import { cachedAvatars } from "./avatar-cache.js";
+import { cachedCatalog } from "./catalog-cache.js";
 import { migrations } from "./migrations/index.js";
 import { mintService } from "./mint.js";
 import { readMintSettings } from "./mint-settings.js";
@@ -34,11 +34,17 @@ export async function build(
   await signer.ensureKey();
   const spaces = cachedSpaces(deps.db, deps.bus);
   // The catalog client is taken at the first call, not while the service builds.
-  const avatars = cachedAvatars({ getAvatar: (req) => deps.clients.catalog.getAvatar(req) }, deps.bus);
+  const catalog = cachedCatalog(
+    {
+      getAvatar: (req) => deps.clients.catalog.getAvatar(req),
+      getVoice: (req) => deps.clients.catalog.getVoice(req),
+    },
+    deps.bus,
+  );
   const mint = mintService({
     db: deps.db,
     spaces,
-    avatars,
+    catalog,
     signer,
     clients: deps.clients,
     // The sessions client is taken at the first call, not while the service builds.

@@ -25,7 +25,7 @@ import {
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import type { AvatarLookup } from "./avatar-cache.js";
+import type { CatalogLookup } from "./catalog-cache.js";
 import { sessionClaims } from "./claims.js";
 import { sessionDuration, spaceDurationLimit } from "./duration.js";
 import { LanguageCodes } from "./languages.js";
@@ -43,8 +43,8 @@ import type { SpaceLookup } from "./space-cache.js";
 export interface MintDeps {
   db: Kysely<TokensDatabase>;
   spaces: SpaceLookup;
-  /** The catalog's GetAvatar, usually cached (avatar-cache.ts). */
-  avatars: AvatarLookup;
+  /** The catalog's GetAvatar and GetVoice, usually cached (catalog-cache.ts). */
+  catalog: CatalogLookup;
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
   signer: Pick<SessionTokenSigner, "signing" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
@@ -84,10 +84,15 @@ export async function mintSessionToken(
     maxSeconds: deps.settings.sandboxMaxSeconds,
   });
 
-  const { catalog, agents, memory, sessions } = deps.clients;
-  const languages = deps.languages ?? new LanguageCodes(catalog);
-  const avatar = await resolveAvatar(deps.avatars, space.id, request);
-  const init = await resolveSessionConfig({ catalog, agents, languages }, space.id, avatar, request);
+  const { agents, memory, sessions } = deps.clients;
+  const languages = deps.languages ?? new LanguageCodes(deps.clients.catalog);
+  const avatar = await resolveAvatar(deps.catalog, space.id, request);
+  const init = await resolveSessionConfig(
+    { catalog: deps.catalog, agents, languages },
+    space.id,
+    avatar,
+    request,
+  );
   const memoryId =
     init.mode === SessionMode.FULL ? await resolveMemory(memory, space.id, request.memory) : "";
   init.memoryId = memoryId;

@@ -1,7 +1,7 @@
 import { type Avatar, AvatarStatus } from "@avatar/contracts/catalog";
 import { type SessionRequest, VideoQuality } from "@avatar/contracts/common";
 import { invalidRequest } from "@avatar/runtime";
-import type { AvatarLookup } from "./avatar-cache.js";
+import type { AvatarLookup } from "./catalog-cache.js";
 import { lookup } from "./lookup.js";
 
 const statusNames: Partial<Record<AvatarStatus, string>> = {

@@ -45,7 +45,7 @@ export type ConversationConfig = Pick<
 >;
 
 export interface ConversationDeps {
-  catalog: Clients["catalog"];
+  catalog: Pick<Clients["catalog"], "getVoice">;
   agents: Clients["agents"];
   languages: LanguageCodes;
 }

@@ -283,7 +283,7 @@ export function mintDeps(fixture: TokensFixture, world: World): MintDeps {
   return {
     db: fixture.db,
     spaces: cachedSpaces(fixture.db, undefined),
-    avatars: clients.catalog,
+    catalog: clients.catalog,
     signer: fixture.signer,
     clients,
     log: silentLogger,
