@@ -38,6 +38,19 @@ async function expectFailure(promise: Promise<unknown>, code: Code, field?: stri
   return err;
 }
 
+/**
+ * A change announcement as the bus confirms it (publishInvalidation), a moment after the call: `told`
+ * lists the ids whose announcement has resolved.
+ */
+function announcedLater() {
+  const told: string[] = [];
+  const announce = async (id: string) => {
+    await new Promise((r) => setTimeout(r, 5));
+    told.push(id);
+  };
+  return { told, announce };
+}
+
 describe("languages and models", () => {
   it("lists languages in their stored order", async () => {
     await repo.replaceLanguages(t.db, [
@@ -290,11 +303,7 @@ describe("importVoices", () => {
   });
 
   it("answers an import once the processes that cache voices were told which changed", async () => {
-    const told: string[] = [];
-    const voiceChanged = async (id: string) => {
-      await new Promise((r) => setTimeout(r, 5));
-      told.push(id);
-    };
+    const { told, announce: voiceChanged } = announcedLater();
     const tracked = callDirectly(CatalogService, catalogService(t.db, { log: silentLogger, voiceChanged }));
     const res = await tracked.importVoices({ voices: [voice(), voice({ spaceId: SPACE_A })] });
     expect(told).toEqual(res.voices.map((v) => v.id));
@@ -368,12 +377,7 @@ describe("importAvatars", () => {
   });
 
   it("answers an import, an update and a delete once the processes that cache avatars were told which changed", async () => {
-    // Told means confirmed by the bus (publishInvalidation resolved), a moment after the call.
-    const told: string[] = [];
-    const avatarChanged = async (id: string) => {
-      await new Promise((r) => setTimeout(r, 5));
-      told.push(id);
-    };
+    const { told, announce: avatarChanged } = announcedLater();
     const tracked = callDirectly(CatalogService, catalogService(t.db, { log: silentLogger, avatarChanged }));
     const res = await tracked.importAvatars({ avatars: [avatar(), avatar({ spaceId: SPACE_A })] });
     const [pub, own] = res.avatars.map((a) => a.id);
