@@ -76,14 +76,39 @@ export function supervised(
     child,
     output: () => out,
     stop: async (graceMs = options.graceMs ?? 15_000) => {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      signal("SIGTERM");
-      const timer = setTimeout(() => signal("SIGKILL"), graceMs);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
+      const deadline = Date.now() + graceMs;
+      if (child.exitCode === null && child.signalCode === null) {
+        signal("SIGTERM");
+        const timer = setTimeout(() => signal("SIGKILL"), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      // The leader (pnpm) may go before what it started (node, its embedded Postgres) has finished; a
+      // caller that removes their files next must find them stopped.
+      if (options.group && child.pid !== undefined) await groupGone(child.pid, deadline);
+      return child.exitCode;
     },
   };
+}
+
+/** Waits until no process of group `pgid` is left, killing what is still there at `deadline`. */
+async function groupGone(pgid: number, deadline: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+  };
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (!alive()) return;
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    // gone in between
+  }
+  for (let i = 0; i < 40 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** Polls `url` every `pollMs` until it answers 200 (or the process exits, or the time runs out). */

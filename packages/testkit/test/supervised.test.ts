@@ -32,6 +32,19 @@ describe("supervised", () => {
     expect(await proc.stop()).toBe(proc.child.exitCode);
   });
 
+  it("with `group` answers only once every process of the group is gone, not when the leader is", async () => {
+    // The leader leaves at SIGTERM; its child takes 600 ms to stop, as an embedded Postgres finishing.
+    const child = spawn(
+      "sh",
+      ["-c", "sh -c 'trap \"sleep 0.6; exit 0\" TERM; echo $$; while :; do sleep 0.05; done' & wait"],
+      { stdio: ["ignore", "pipe", "pipe"], detached: true },
+    );
+    const proc = supervised("shell", child, { group: true });
+    const slow = await grandchildOf(proc);
+    await proc.stop(5_000);
+    expect(alive(slow)).toBe(false);
+  });
+
   it("without `group` stops the process alone", async () => {
     const proc = supervised("shell", shellWithChild(false));
     const sleeper = await grandchildOf(proc);
