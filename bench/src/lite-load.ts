@@ -92,7 +92,7 @@ try {
     settings.BENCH_LITE_TOPOLOGY === "processes"
       ? await startProcessBackend(environment)
       : await startSuiteBackend(environment);
-  const gateway = gatewaySession(backend.gatewayUrl, space.apiKey, space.avatarId);
+  const gateway = gatewaySession(backend.gatewayUrl, space.apiKeys[0] ?? "", space.avatarId);
 
   const rows: string[] = [];
   const floorSide: Side = { sessions: floorSessions, trips: new RoundTrips() };

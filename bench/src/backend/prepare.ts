@@ -6,9 +6,7 @@ import { startSuite } from "@avatar/suite";
 import { type BenchEnvironment, withFreshDatabase } from "./environment.js";
 
 export interface BenchSpace {
-  spaceId: string;
-  apiKey: string;
-  /** Every API key the load spreads over (`apiKey` first), in `spaces` spaces. */
+  /** Every API key the load spreads over (at least one), in KeySpread.spaces spaces. */
   apiKeys: string[];
   /** An avatar that can run LITE and FULL sessions: the space's own, or a public one (KeySpread.avatar). */
   avatarId: string;
@@ -33,16 +31,7 @@ const ONE_KEY: KeySpread = { apiKeys: 1, spaces: 1, avatar: "own" };
  * space i % spaces, so each space has at least one.
  */
 export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY): Promise<BenchSpace> {
-  if (!(spread.spaces >= 1 && spread.apiKeys >= spread.spaces)) {
-    throw new Error(
-      `keys (${spread.apiKeys}) must be at least the spaces (${spread.spaces}), and both at least 1`,
-    );
-  }
-  if (spread.avatar === "own" && spread.spaces > 1) {
-    throw new Error(
-      "a space's own avatar is seen by that space alone: mint with a public one over many spaces",
-    );
-  }
+  checkKeySpread(spread);
   const suite = await startSuite({
     log: silentLogger,
     databaseUrl: env.DATABASE_URL,
@@ -74,7 +63,6 @@ export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY
     const [avatar] = (await suite.clients.catalog.listPublicAvatars({ page: { page: 1, pageSize: 1 } }))
       .avatars;
     if (!avatar) throw new Error("the catalog has no public avatar");
-    const spaceId = spaceIds[0] ?? "";
     let avatarId = avatar.id;
     if (spread.avatar === "own") {
       avatarId = randomUUID();
@@ -82,7 +70,7 @@ export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY
         avatars: [
           {
             id: avatarId,
-            spaceId,
+            spaceId: spaceIds[0] ?? "",
             name: "Benchmark",
             type: avatar.type,
             status: AvatarStatus.ACTIVE,
@@ -91,9 +79,28 @@ export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY
         ],
       });
     }
-    return { spaceId, apiKey: apiKeys[0] ?? "", apiKeys, avatarId };
+    return { apiKeys, avatarId };
   } finally {
     await suite.stop();
+  }
+}
+
+/** Refuses a spread no benchmark can run: fewer keys than spaces, no space, an own avatar over many spaces. */
+export function checkKeySpread(spread: KeySpread): void {
+  if (!(Number.isInteger(spread.spaces) && spread.spaces >= 1 && Number.isInteger(spread.apiKeys))) {
+    throw new Error(
+      `keys (${spread.apiKeys}) and spaces (${spread.spaces}) must be whole numbers, at least 1`,
+    );
+  }
+  if (spread.apiKeys < spread.spaces) {
+    throw new Error(
+      `keys (${spread.apiKeys}) must be at least the spaces (${spread.spaces}): each space has one`,
+    );
+  }
+  if (spread.avatar === "own" && spread.spaces > 1) {
+    throw new Error(
+      "a space's own avatar is seen by that space alone: mint with a public one over many spaces",
+    );
   }
 }
 
