@@ -1,4 +1,5 @@
 import type { Bus, Subscription } from "@avatar/bus";
+import type { Logger } from "./log.js";
 
 /**
  * Subjects on which a service says that a value others may cache has changed; the message is its id.
@@ -11,6 +12,14 @@ export const cacheInvalidations = {
   avatars: "cache.catalog.avatars",
   /** The catalog's voices (what a FULL session speaks with). */
   voices: "cache.catalog.voices",
+  /** The agents service's contexts (a FULL session's prompt and opening text, its required variables). */
+  contexts: "cache.agents.contexts",
+  /** The agents service's voice agents (what a session with `voice_agent` runs). */
+  voiceAgents: "cache.agents.voice_agents",
+  /** The agents service's LLM configurations (a FULL session's own model endpoint). */
+  llmConfigurations: "cache.agents.llm_configurations",
+  /** The agents service's secrets: their type only, never a value (a LITE agent's key is checked by it). */
+  secrets: "cache.agents.secrets",
   /** The webhooks service's endpoints of a space (which are enabled, their event types). */
   webhookEndpoints: "cache.webhooks.endpoints",
 } as const;
@@ -27,6 +36,24 @@ const encoder = new TextEncoder();
 export async function publishInvalidation(bus: Bus, subject: string, key: string): Promise<void> {
   bus.publish(subject, encoder.encode(key));
   await bus.flush();
+}
+
+/**
+ * What a service that owns cached data calls after a write: `(id) => ...` announces the change on
+ * `subject` and resolves once the bus has passed it on. It never rejects: the write stands when the bus
+ * cannot confirm (NATS down), a warning naming the id (under `field`) is logged, and the caches' TTL
+ * bounds how long they keep the old value.
+ */
+export function changeAnnouncer(
+  bus: Bus,
+  log: Pick<Logger, "warn">,
+  subject: string,
+  field: string,
+): (id: string) => Promise<void> {
+  return (id) =>
+    publishInvalidation(bus, subject, id).catch((err: unknown) =>
+      log.warn("could not confirm that the caches heard of a change", { subject, [field]: id, err }),
+    );
 }
 
 export interface InvalidatedCacheOptions {

@@ -1,8 +1,8 @@
 import { CatalogService } from "@avatar/contracts/catalog";
 import {
   cacheInvalidations,
+  changeAnnouncer,
   onBehalfOf,
-  publishInvalidation,
   type ServiceApp,
   type ServiceDeps,
   type ServiceModule,
@@ -30,23 +30,13 @@ export async function build(deps: ServiceDeps<CatalogDatabase>): Promise<Service
           // Resolved at call time: a catalog process without SESSIONS_URL still serves everything else.
           endAvatarSessions: (req, requestId) =>
             deps.clients.sessions.endAvatarSessions(req, onBehalfOf(requestId)),
-          avatarChanged: changeAnnouncer(deps, cacheInvalidations.avatars, "avatar_id"),
-          voiceChanged: changeAnnouncer(deps, cacheInvalidations.voices, "voice_id"),
+          // Answered once the processes that cache avatars or voices (the tokens service) heard of it.
+          avatarChanged: changeAnnouncer(deps.bus, deps.log, cacheInvalidations.avatars, "avatar_id"),
+          voiceChanged: changeAnnouncer(deps.bus, deps.log, cacheInvalidations.voices, "voice_id"),
           log: deps.log,
         }),
       ),
   };
-}
-
-/**
- * Tells the processes that cache avatars or voices (the tokens service) that one changed, once the bus
- * has passed it on. The write stands when the bus cannot confirm it: the caches' TTL bounds it then.
- */
-function changeAnnouncer(deps: ServiceDeps<CatalogDatabase>, subject: string, field: string) {
-  return (id: string) =>
-    publishInvalidation(deps.bus, subject, id).catch((err: unknown) =>
-      deps.log.warn("could not confirm that the catalog's caches heard of a change", { [field]: id, err }),
-    );
 }
 
 export const catalogModule: ServiceModule<CatalogDatabase> = { name: "catalog", migrations, build };
