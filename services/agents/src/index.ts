@@ -1,5 +1,7 @@
 import { AgentsService } from "@avatar/contracts/agents";
 import {
+  cacheInvalidations,
+  changeAnnouncer,
   readSecretDestinations,
   type ServiceApp,
   type ServiceDeps,
@@ -21,8 +23,17 @@ export async function build(deps: ServiceDeps<AgentsDatabase>): Promise<ServiceA
     sealer: sealerFromEnv("agents", deps.env, deps.log),
     log: deps.log,
     destinations: readSecretDestinations(deps.env),
+    changes: {
+      contexts: announce(deps, cacheInvalidations.contexts, "context_id"),
+      voiceAgents: announce(deps, cacheInvalidations.voiceAgents, "voice_agent_id"),
+      llmConfigurations: announce(deps, cacheInvalidations.llmConfigurations, "llm_configuration_id"),
+      secrets: announce(deps, cacheInvalidations.secrets, "secret_id"),
+    },
   });
   return { name: "agents", routes: (router) => router.service(AgentsService, service) };
 }
+
+const announce = (deps: ServiceDeps<AgentsDatabase>, subject: string, field: string) =>
+  changeAnnouncer(deps.bus, deps.log, subject, field);
 
 export const agentsModule: ServiceModule<AgentsDatabase> = { name: "agents", migrations, build };

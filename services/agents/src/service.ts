@@ -8,6 +8,7 @@ import {
   type SecretDestinations,
 } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
+import type { AgentsChanges } from "./changes.js";
 import { contextRpcs } from "./contexts/service.js";
 import { embedRpcs } from "./embeds/service.js";
 import { llmConfigurationRpcs } from "./llm-configurations/service.js";
@@ -23,6 +24,8 @@ export interface AgentsServiceDeps {
   log: Logger;
   /** Where each secret may be sent (the provider URLs of the environment); only bound hosts without it. */
   destinations?: SecretDestinations;
+  /** Announces updates and deletes to the processes that cache them; answered before the RPC is. */
+  changes?: AgentsChanges;
 }
 
 type Impl = ServiceImpl<typeof AgentsService>;
@@ -30,11 +33,16 @@ type Impl = ServiceImpl<typeof AgentsService>;
 /** Every RPC of AgentsService; each resource's RPCs live beside its repository. */
 export function agentsService(deps: AgentsServiceDeps): Impl {
   const resolve = { db: deps.db, catalog: deps.catalog };
+  const changes = deps.changes ?? {};
   return withSpaceIds({
-    ...contextRpcs(deps.db),
-    ...voiceAgentRpcs(resolve),
-    ...secretRpcs(deps.db, deps.sealer, deps.log),
-    ...llmConfigurationRpcs(deps.db, deps.destinations ?? readSecretDestinations({})),
+    ...contextRpcs(deps.db, changes.contexts),
+    ...voiceAgentRpcs(resolve, changes.voiceAgents),
+    ...secretRpcs(deps.db, deps.sealer, deps.log, changes.secrets),
+    ...llmConfigurationRpcs(
+      deps.db,
+      deps.destinations ?? readSecretDestinations({}),
+      changes.llmConfigurations,
+    ),
     ...embedRpcs(resolve),
   });
 }

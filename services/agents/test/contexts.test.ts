@@ -1,32 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${name}` placeholders are what these texts are about
 import { Code } from "@connectrpc/connect";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { copyName } from "../src/contexts/service.js";
-import {
-  type AgentsTestDb,
-  clearAgents,
-  type DirectService,
-  directService,
-  expectFailure,
-  MISSING,
-  openAgentsDb,
-  SPACE_A,
-  SPACE_B,
-} from "./support.js";
+import { agentsUnderTest, expectFailure, MISSING, SPACE_A, SPACE_B } from "./support.js";
 
-let t: AgentsTestDb;
-let s: DirectService;
-
-beforeAll(async () => {
-  t = await openAgentsDb();
-  s = directService(t.db);
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await clearAgents(t.db);
-});
+const { s } = agentsUnderTest();
 
 const newContext = (spaceId = SPACE_A, extra: { name?: string; isPublic?: boolean } = {}) =>
   s.agents

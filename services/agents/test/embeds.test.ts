@@ -2,32 +2,10 @@ import { EmbedOrientation } from "@avatar/contracts/agents";
 import { AvatarStatus } from "@avatar/contracts/catalog";
 import { AgentType } from "@avatar/contracts/common";
 import { Code } from "@connectrpc/connect";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  type AgentsTestDb,
-  clearAgents,
-  type DirectService,
-  directService,
-  expectFailure,
-  MISSING,
-  openAgentsDb,
-  SPACE_A,
-  SPACE_B,
-} from "./support.js";
+import { describe, expect, it } from "vitest";
+import { agentsUnderTest, expectFailure, MISSING, SPACE_A, SPACE_B } from "./support.js";
 
-let t: AgentsTestDb;
-let s: DirectService;
-
-beforeAll(async () => {
-  t = await openAgentsDb();
-  s = directService(t.db);
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await clearAgents(t.db);
-});
+const { s } = agentsUnderTest();
 
 const agent = (spaceId: string, isPublic: boolean) =>
   s.agents

@@ -1,31 +1,9 @@
 import { SecretType } from "@avatar/contracts/agents";
 import { Code } from "@connectrpc/connect";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  type AgentsTestDb,
-  clearAgents,
-  type DirectService,
-  directService,
-  expectFailure,
-  MISSING,
-  openAgentsDb,
-  SPACE_A,
-  SPACE_B,
-} from "./support.js";
+import { describe, expect, it } from "vitest";
+import { agentsUnderTest, expectFailure, MISSING, SPACE_A, SPACE_B } from "./support.js";
 
-let t: AgentsTestDb;
-let s: DirectService;
-
-beforeAll(async () => {
-  t = await openAgentsDb();
-  s = directService(t.db);
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await clearAgents(t.db);
-});
+const { s } = agentsUnderTest();
 
 async function secret(spaceId = SPACE_A, allowedHosts = ["llm.internal"]): Promise<string> {
   const { secret } = await s.agents.createSecret({

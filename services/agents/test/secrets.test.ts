@@ -3,36 +3,20 @@ import { AgentsService, SecretSchema, SecretType } from "@avatar/contracts/agent
 import { createSealer } from "@avatar/runtime";
 import { toJson } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentsService } from "../src/service.js";
 import {
-  type AgentsTestDb,
+  agentsUnderTest,
   callDirectly,
-  clearAgents,
   collectingLogger,
-  type DirectService,
-  directService,
   expectFailure,
   FakeCatalog,
   MISSING,
-  openAgentsDb,
   SPACE_A,
   SPACE_B,
 } from "./support.js";
 
-let t: AgentsTestDb;
-let s: DirectService;
-
-beforeAll(async () => {
-  t = await openAgentsDb();
-  s = directService(t.db);
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await clearAgents(t.db);
-});
+const { t, s } = agentsUnderTest();
 
 const VALUE = "sk-proj-eu-3f9c2a7be41d40c8a1f7d2e96b0c5a13";
 

@@ -37,7 +37,8 @@ import {
   type ServiceImpl,
 } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import { expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import type { AgentsChanges } from "../src/changes.js";
 import { migrations } from "../src/migrations/index.js";
 import type { AgentsDatabase } from "../src/schema.js";
 import { agentsService } from "../src/service.js";
@@ -121,6 +122,8 @@ export class FakeCatalog {
 
 export interface DirectService {
   agents: DirectCalls<typeof AgentsService>;
+  /** The changes announced, `<kind> <id>`, each listed once its announcement resolved. */
+  told: string[];
   catalog: FakeCatalog;
   sealer: Sealer;
   log: Logger;
@@ -136,16 +139,61 @@ export function directService(db: Kysely<AgentsDatabase>): DirectService {
   const catalog = new FakeCatalog();
   const { sealer } = testSealer();
   const { log, lines } = collectingLogger();
+  const told: string[] = [];
+  // As the bus confirms it (publishInvalidation): a moment after the call.
+  const announcer = (kind: keyof AgentsChanges) => async (id: string) => {
+    await new Promise((r) => setTimeout(r, 5));
+    told.push(`${kind} ${id}`);
+  };
+  const changes: Required<AgentsChanges> = {
+    contexts: announcer("contexts"),
+    voiceAgents: announcer("voiceAgents"),
+    llmConfigurations: announcer("llmConfigurations"),
+    secrets: announcer("secrets"),
+  };
   return {
     agents: callDirectly(
       AgentsService,
-      agentsService({ db, catalog: catalog.client(), sealer, log, destinations: TEST_DESTINATIONS }),
+      agentsService({ db, catalog: catalog.client(), sealer, log, destinations: TEST_DESTINATIONS, changes }),
     ),
+    told,
     catalog,
     sealer,
     log,
     lines,
   };
+}
+
+/**
+ * What each test file of the service sets up: a database of its own with the service on it (beforeAll),
+ * emptied before each test, closed after all. Named at the top of a file, `t` and `s` are read in its tests.
+ */
+export function agentsUnderTest(): { t: AgentsTestDb; s: DirectService } {
+  let t: AgentsTestDb | undefined;
+  let s: DirectService | undefined;
+  beforeAll(async () => {
+    t = await openAgentsDb();
+    s = directService(t.db);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  beforeEach(async () => {
+    if (t) await clearAgents(t.db);
+    s?.told.splice(0);
+  });
+  return { t: setLater(() => t), s: setLater(() => s) };
+}
+
+/** A stand-in for a value that beforeAll sets: each property is read from the value when it is used. */
+function setLater<T extends object>(current: () => T | undefined): T {
+  return new Proxy({} as T, {
+    get: (_target, key) => {
+      const value = current();
+      if (value === undefined) throw new Error("read before beforeAll set it");
+      return Reflect.get(value, key);
+    },
+  });
 }
 
 /** The ConnectError a call failed with (fails the test when it succeeded). */

@@ -1,32 +1,10 @@
 import { SecretType, VoiceAgentScope } from "@avatar/contracts/agents";
 import { AgentType } from "@avatar/contracts/common";
 import { Code } from "@connectrpc/connect";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  type AgentsTestDb,
-  clearAgents,
-  type DirectService,
-  directService,
-  expectFailure,
-  MISSING,
-  openAgentsDb,
-  SPACE_A,
-  SPACE_B,
-} from "./support.js";
+import { describe, expect, it } from "vitest";
+import { agentsUnderTest, expectFailure, MISSING, SPACE_A, SPACE_B } from "./support.js";
 
-let t: AgentsTestDb;
-let s: DirectService;
-
-beforeAll(async () => {
-  t = await openAgentsDb();
-  s = directService(t.db);
-});
-afterAll(async () => {
-  await t.close();
-});
-beforeEach(async () => {
-  await clearAgents(t.db);
-});
+const { t, s } = agentsUnderTest();
 
 async function secret(spaceId: string, secretType: SecretType): Promise<string> {
   const { secret } = await s.agents.createSecret({

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AgentsService, ContextLink } from "@avatar/contracts/agents";
 import { invalidRequest, pageInfo, pageWindow } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
+import { type Changed, unannounced } from "../changes.js";
 import { checkHttpUrl, checkName, checkText, missingResource } from "../checks.js";
 import { limits } from "../limits.js";
 import { ownContext, readableContext } from "../references.js";
@@ -16,7 +17,7 @@ type ContextRpcs = Pick<
 
 const COPY_SUFFIX = " (Copy)";
 
-export function contextRpcs(db: Db): ContextRpcs {
+export function contextRpcs(db: Db, changed: Changed = unannounced): ContextRpcs {
   return {
     async createContext(req) {
       const row = await repo.insertContext(db, {
@@ -52,12 +53,14 @@ export function contextRpcs(db: Db): ContextRpcs {
         ...(req.setLinks ? { links: checkLinks(req.links) } : {}),
       });
       if (!row) throw missingResource("Context", "context_id");
+      await changed(row.id);
       return { context: contextToProto(row) };
     },
 
     async deleteContext(req) {
       const { id } = await ownContext(db, req.spaceId, req.contextId, "context_id");
       if (!(await repo.deleteContext(db, req.spaceId, id))) throw missingResource("Context", "context_id");
+      await changed(id);
       return {};
     },
 

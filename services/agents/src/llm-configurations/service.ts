@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AgentsService } from "@avatar/contracts/agents";
 import { invalidRequest, type SecretDestinations } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
+import { type Changed, unannounced } from "../changes.js";
 import { checkEgressUrl, checkName, checkText, missingResource } from "../checks.js";
 import { limits } from "../limits.js";
 import { ownLlmConfiguration, ownSecret } from "../references.js";
@@ -24,7 +25,11 @@ const checkBaseUrl = (value: string) =>
   checkEgressUrl(checkText(value, "base_url", 1, limits.baseUrl), "base_url");
 
 /** A language model behind any OpenAI-compatible chat-completions endpoint, on a key of the space. */
-export function llmConfigurationRpcs(db: Db, destinations: SecretDestinations): LlmConfigurationRpcs {
+export function llmConfigurationRpcs(
+  db: Db,
+  destinations: SecretDestinations,
+  changed: Changed = unannounced,
+): LlmConfigurationRpcs {
   /** The configuration's key is sent to its base_url: only where the secret may go (finding 2). */
   const checkDestination = (secret: SecretRow, baseUrl: string) => {
     const binding = { secretType: secretTypeToProto[secret.secret_type], allowedHosts: secret.allowed_hosts };
@@ -81,6 +86,7 @@ export function llmConfigurationRpcs(db: Db, destinations: SecretDestinations): 
       }
       const row = await repo.updateLlmConfiguration(db, req.spaceId, current.id, changes);
       if (!row) throw missingResource("LLM configuration", FIELD);
+      await changed(row.id);
       return { llmConfiguration: llmConfigurationToProto(row) };
     },
 
@@ -89,6 +95,7 @@ export function llmConfigurationRpcs(db: Db, destinations: SecretDestinations): 
       if (!(await repo.deleteLlmConfiguration(db, req.spaceId, id))) {
         throw missingResource("LLM configuration", FIELD);
       }
+      await changed(id);
       return {};
     },
   };

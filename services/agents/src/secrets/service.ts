@@ -8,6 +8,7 @@ import {
   secretHostProblem,
 } from "@avatar/runtime";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { type Changed, unannounced } from "../changes.js";
 import { checkName, missingResource } from "../checks.js";
 import { limits } from "../limits.js";
 import { ownSecret } from "../references.js";
@@ -25,7 +26,7 @@ type SecretRpcs = Pick<
  * sealed value moved to another row does not open). The value goes into no response but RevealSecret's
  * (internal), and into no log line or error message.
  */
-export function secretRpcs(db: Db, sealer: Sealer, log: Logger): SecretRpcs {
+export function secretRpcs(db: Db, sealer: Sealer, log: Logger, changed: Changed = unannounced): SecretRpcs {
   return {
     async createSecret(req) {
       const secretType = secretTypeFromProto(req.secretType);
@@ -56,6 +57,7 @@ export function secretRpcs(db: Db, sealer: Sealer, log: Logger): SecretRpcs {
     async deleteSecret(req) {
       const { id } = await ownSecret(db, req.spaceId, req.secretId, "secret_id");
       if (!(await repo.deleteSecret(db, req.spaceId, id))) throw missingResource("Secret", "secret_id");
+      await changed(id);
       return {};
     },
 

@@ -3,6 +3,7 @@ import { type AgentsService, VoiceAgentScope } from "@avatar/contracts/agents";
 import { AgentType } from "@avatar/contracts/common";
 import { invalidRequest, isUuid } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
+import { type Changed, unannounced } from "../changes.js";
 import { checkName, missingResource } from "../checks.js";
 import { limits } from "../limits.js";
 import { type ResolveDeps, readableVoiceAgent } from "../references.js";
@@ -25,7 +26,7 @@ function agentType(type: AgentType): AgentTypeValue {
 }
 
 /** Public agents are readable by every space; only the owner changes or deletes them. */
-export function voiceAgentRpcs(deps: ResolveDeps): VoiceAgentRpcs {
+export function voiceAgentRpcs(deps: ResolveDeps, changed: Changed = unannounced): VoiceAgentRpcs {
   const { db } = deps;
 
   async function ownAgent(spaceId: string, id: string): Promise<VoiceAgentRow> {
@@ -67,6 +68,7 @@ export function voiceAgentRpcs(deps: ResolveDeps): VoiceAgentRpcs {
       }
       const row = await repo.updateVoiceAgent(db, req.spaceId, current.id, changes);
       if (!row) throw missingResource("Voice agent", FIELD);
+      await changed(row.id);
       return { voiceAgent: voiceAgentToProto(row) };
     },
 
@@ -88,6 +90,7 @@ export function voiceAgentRpcs(deps: ResolveDeps): VoiceAgentRpcs {
       const current = await ownAgent(req.spaceId, req.voiceAgentId);
       if (!(await repo.deleteVoiceAgent(db, req.spaceId, current.id)))
         throw missingResource("Voice agent", FIELD);
+      await changed(current.id);
       return {};
     },
   };
