@@ -1,5 +1,6 @@
 import { TokensService } from "@avatar/contracts/tokens";
 import { type ServiceApp, type ServiceDeps, type ServiceModule, sealerFromEnv } from "@avatar/runtime";
+import { cachedAgents } from "./agents-cache.js";
 import { cachedCatalog } from "./catalog-cache.js";
 import { migrations } from "./migrations/index.js";
 import { mintService } from "./mint.js";
@@ -33,7 +34,7 @@ export async function build(
   });
   await signer.ensureKey();
   const spaces = cachedSpaces(deps.db, deps.bus);
-  // The catalog client is taken at the first call, not while the service builds.
+  // The catalog and agents clients are taken at the first call, not while the service builds.
   const catalog = cachedCatalog(
     {
       getAvatar: (req) => deps.clients.catalog.getAvatar(req),
@@ -41,10 +42,20 @@ export async function build(
     },
     deps.bus,
   );
+  const agents = cachedAgents(
+    {
+      getContext: (req) => deps.clients.agents.getContext(req),
+      getVoiceAgent: (req) => deps.clients.agents.getVoiceAgent(req),
+      getLlmConfiguration: (req) => deps.clients.agents.getLlmConfiguration(req),
+      getSecret: (req) => deps.clients.agents.getSecret(req),
+    },
+    deps.bus,
+  );
   const mint = mintService({
     db: deps.db,
     spaces,
     catalog,
+    agents,
     signer,
     clients: deps.clients,
     // The sessions client is taken at the first call, not while the service builds.

@@ -25,6 +25,7 @@ import {
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
+import type { AgentsLookup } from "./agents-cache.js";
 import type { CatalogLookup } from "./catalog-cache.js";
 import { sessionClaims } from "./claims.js";
 import { sessionDuration, spaceDurationLimit } from "./duration.js";
@@ -45,6 +46,8 @@ export interface MintDeps {
   spaces: SpaceLookup;
   /** The catalog's GetAvatar and GetVoice, usually cached (catalog-cache.ts). */
   catalog: CatalogLookup;
+  /** The agents service's lookups of a mint, usually cached (agents-cache.ts). */
+  agents: AgentsLookup;
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
   signer: Pick<SessionTokenSigner, "signing" | "now">;
   clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
@@ -84,11 +87,11 @@ export async function mintSessionToken(
     maxSeconds: deps.settings.sandboxMaxSeconds,
   });
 
-  const { agents, memory, sessions } = deps.clients;
+  const { memory, sessions } = deps.clients;
   const languages = deps.languages ?? new LanguageCodes(deps.clients.catalog);
   const avatar = await resolveAvatar(deps.catalog, space.id, request);
   const init = await resolveSessionConfig(
-    { catalog: deps.catalog, agents, languages },
+    { catalog: deps.catalog, agents: deps.agents, languages },
     space.id,
     avatar,
     request,

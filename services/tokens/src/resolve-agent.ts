@@ -5,7 +5,8 @@ import {
   type SessionRequest,
   type VoiceAgentRef,
 } from "@avatar/contracts/common";
-import { type Clients, invalidRequest } from "@avatar/runtime";
+import { invalidRequest } from "@avatar/runtime";
+import type { AgentsLookup } from "./agents-cache.js";
 import { asVariables, checkOverrideVariables, mergeVariables } from "./dynamic-variables.js";
 import { givenId, lookup } from "./lookup.js";
 import type { PlainInit } from "./proto-init.js";
@@ -46,7 +47,7 @@ function vendorBDefaults(c: VendorBAgentConfiguration) {
  * per-session overrides. Memory and a custom LLM configuration belong to the managed pipeline too.
  */
 export async function resolveAgent(
-  agents: Clients["agents"],
+  agents: Pick<AgentsLookup, "getVoiceAgent">,
   spaceId: string,
   request: SessionRequest,
   ref: VoiceAgentRef,

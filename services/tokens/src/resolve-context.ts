@@ -1,5 +1,6 @@
 import type { Context } from "@avatar/contracts/agents";
-import { type Clients, invalidRequest } from "@avatar/runtime";
+import { invalidRequest } from "@avatar/runtime";
+import type { AgentsLookup } from "./agents-cache.js";
 import { fillPlaceholders, missingVariables, type Variables } from "./dynamic-variables.js";
 import { lookup } from "./lookup.js";
 
@@ -14,7 +15,7 @@ export interface ResolvedContext {
  * required dynamic variable of the context must have a value (400 listing the missing ones).
  */
 export async function resolveContext(
-  agents: Clients["agents"],
+  agents: Pick<AgentsLookup, "getContext">,
   spaceId: string,
   contextId: string,
   field: string,

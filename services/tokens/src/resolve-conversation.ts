@@ -1,6 +1,7 @@
 import type { Avatar } from "@avatar/contracts/catalog";
 import type { LlmSettings, SessionConfigSchema, SttConfig, VoiceSettings } from "@avatar/contracts/common";
 import { type Clients, invalidRequest } from "@avatar/runtime";
+import type { AgentsLookup } from "./agents-cache.js";
 import { type Variables, variablesProto } from "./dynamic-variables.js";
 import type { LanguageCodes } from "./languages.js";
 import { lookup } from "./lookup.js";
@@ -46,7 +47,7 @@ export type ConversationConfig = Pick<
 
 export interface ConversationDeps {
   catalog: Pick<Clients["catalog"], "getVoice">;
-  agents: Clients["agents"];
+  agents: AgentsLookup;
   languages: LanguageCodes;
 }
 

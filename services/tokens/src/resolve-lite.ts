@@ -1,6 +1,7 @@
 import { SecretType } from "@avatar/contracts/agents";
 import type { LiteConfigs } from "@avatar/contracts/common";
-import { type Clients, invalidRequest } from "@avatar/runtime";
+import { invalidRequest } from "@avatar/runtime";
+import type { AgentsLookup } from "./agents-cache.js";
 import { givenId, lookup } from "./lookup.js";
 
 const secretTypeNames: Record<SecretType, string> = {
@@ -14,7 +15,7 @@ const secretTypeNames: Record<SecretType, string> = {
 
 /** The space's own secret of the provider the configuration runs (404 when unknown, 400 for another type). */
 export async function checkSecret(
-  agents: Clients["agents"],
+  agents: AgentsLookup,
   spaceId: string,
   secretId: string,
   expected: SecretType,
@@ -33,7 +34,7 @@ export async function checkSecret(
 
 /** The LITE agent configuration's secret, and the context of a realtime configuration (with its field). */
 export async function checkLiteConfigs(
-  agents: Clients["agents"],
+  agents: AgentsLookup,
   spaceId: string,
   lite: LiteConfigs | undefined,
 ): Promise<{ contextId: string; field: string } | undefined> {

@@ -284,6 +284,7 @@ export function mintDeps(fixture: TokensFixture, world: World): MintDeps {
     db: fixture.db,
     spaces: cachedSpaces(fixture.db, undefined),
     catalog: clients.catalog,
+    agents: clients.agents,
     signer: fixture.signer,
     clients,
     log: silentLogger,
