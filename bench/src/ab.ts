@@ -9,15 +9,21 @@
  *
  * The database is migrated by this checkout's code: a build older than a migration refuses it.
  * Settings (environment): BENCH_AB_VARIANTS, BENCH_AB_ROUNDS (default 4), BENCH_AB_SCENARIO (`mint` or
- * `lifecycle`, mint + start + stop; default mint), BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS.
+ * `lifecycle`, mint + start + stop; default mint), BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS,
+ * BENCH_MINT (`LITE` or `FULL`, as `pnpm bench`; the lifecycle always LITE).
  */
-import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, readConfig } from "@avatar/runtime";
 import { parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
 import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js";
-import { apiKeyHeaders, type BenchSpace, mintBody, prepareOwnDatabase } from "./backend/prepare.js";
+import {
+  apiKeyHeaders,
+  type BenchSpace,
+  floorMintBody,
+  mintBody,
+  prepareOwnDatabase,
+} from "./backend/prepare.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { startFloor } from "./floor/start-floor.js";
 import { measureLoad } from "./load/measure.js";
@@ -31,6 +37,7 @@ const settings = readConfig({
   BENCH_SECONDS: env.int({ default: 10, min: 1 }),
   BENCH_WARMUP_SECONDS: env.int({ default: 3, min: 0 }),
   BENCH_CONNECTIONS: env.int({ default: 20, min: 1 }),
+  BENCH_MINT: env.oneOf(["LITE", "FULL"], { default: "LITE" }),
 });
 
 const variants = parseVariants(settings.BENCH_AB_VARIANTS);
@@ -47,7 +54,7 @@ const environment = await startBenchEnvironment({ fromSource: false });
 const floor = await startFloor("bench/src/floor/http-floor.ts", { DATABASE_URL: environment.pg.url });
 const readings: Reading[] = [];
 try {
-  const floorBody = mintBody(randomUUID());
+  const floorBody = floorMintBody(settings.BENCH_MINT);
   const run = async (
     round: number,
     name: string,
@@ -60,7 +67,7 @@ try {
       url,
       kind: space ? kind : "single",
       path,
-      body: space ? mintBody(space.avatarId) : floorBody,
+      body: space ? mintBody(space, kind === "single" ? settings.BENCH_MINT : "LITE") : floorBody,
       headers: space ? apiKeyHeaders(space) : [{}],
       connections: settings.BENCH_CONNECTIONS,
       seconds: settings.BENCH_SECONDS,

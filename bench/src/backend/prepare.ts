@@ -10,7 +10,12 @@ export interface BenchSpace {
   apiKeys: string[];
   /** An avatar that can run LITE and FULL sessions: the space's own, or a public one (KeySpread.avatar). */
   avatarId: string;
+  /** A context every space of the benchmark reads (public, of the first space): what a FULL mint runs with. */
+  contextId: string;
 }
+
+/** What a benchmark's token mints ask for: a LITE session, or a FULL one with the space's context. */
+export type MintMode = "LITE" | "FULL";
 
 /**
  * How many API keys a benchmark's load uses, over how many spaces they are spread (one key each first),
@@ -79,7 +84,14 @@ export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY
         ],
       });
     }
-    return { apiKeys, avatarId };
+    const { context } = await suite.clients.agents.createContext({
+      spaceId: spaceIds[0] ?? "",
+      name: "Benchmark",
+      prompt: "You are the benchmark's avatar. Answer in one sentence.",
+      openingText: "Hello!",
+      isPublic: true,
+    });
+    return { apiKeys, avatarId, contextId: context?.id ?? "" };
   } finally {
     await suite.stop();
   }
@@ -120,5 +132,20 @@ export async function prepareOwnDatabase(
 export const apiKeyHeaders = (space: BenchSpace): Record<string, string>[] =>
   space.apiKeys.map((key) => ({ "x-api-key": key }));
 
-/** The body of a LITE token mint, as the benchmarks send it; the floor stores one of the same size. */
-export const mintBody = (avatarId: string): string => JSON.stringify({ mode: "LITE", avatar_id: avatarId });
+/**
+ * The body of a token mint as the benchmarks send it: LITE, or FULL with the space's context (the avatar's
+ * default voice); the floor stores one of the same size.
+ */
+export const mintBody = (
+  space: Pick<BenchSpace, "avatarId" | "contextId">,
+  mode: MintMode = "LITE",
+): string =>
+  JSON.stringify(
+    mode === "LITE"
+      ? { mode, avatar_id: space.avatarId }
+      : { mode, avatar_id: space.avatarId, avatar_persona: { context_id: space.contextId } },
+  );
+
+/** A body of the same size for the floor to store. */
+export const floorMintBody = (mode: MintMode = "LITE"): string =>
+  mintBody({ avatarId: randomUUID(), contextId: randomUUID() }, mode);
