@@ -31,6 +31,7 @@ import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js
 import {
   apiKeyHeaders,
   type BenchSpace,
+  checkKeySpread,
   floorMintBody,
   mintBody,
   prepareOwnDatabase,
@@ -71,6 +72,8 @@ const keySpread = {
   spaces: settings.BENCH_SPACES,
   avatar: settings.BENCH_AVATAR,
 };
+// Before Postgres, NATS and the floor start: a spread no benchmark can run fails at once.
+checkKeySpread(keySpread);
 const topologies = new Set(settings.BENCH_TOPOLOGIES.split(",").map((t) => t.trim()));
 
 interface Row {

@@ -84,14 +84,21 @@ export async function prepareSpace(env: Record<string, string>, spread = ONE_KEY
         ],
       });
     }
-    const { context } = await suite.clients.agents.createContext({
-      spaceId: spaceIds[0] ?? "",
-      name: "Benchmark",
-      prompt: "You are the benchmark's avatar. Answer in one sentence.",
-      openingText: "Hello!",
-      isPublic: true,
+    // As a customer makes one: through the gateway (the operator's identity may not).
+    const res = await fetch(`${suite.gatewayUrl}/v1/contexts`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": apiKeys[0] ?? "" },
+      body: JSON.stringify({
+        name: "Benchmark",
+        prompt: "You are the benchmark's avatar. Answer in one sentence.",
+        opening_text: "Hello!",
+        is_public: true,
+      }),
     });
-    return { apiKeys, avatarId, contextId: context?.id ?? "" };
+    const created = (await res.json()) as { data?: { id?: string } };
+    if (!res.ok || !created.data?.id)
+      throw new Error(`creating the context: ${res.status} ${JSON.stringify(created)}`);
+    return { apiKeys, avatarId, contextId: created.data.id };
   } finally {
     await suite.stop();
   }
