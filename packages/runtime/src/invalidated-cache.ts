@@ -27,20 +27,26 @@ export const cacheInvalidations = {
 const encoder = new TextEncoder();
 
 /**
- * Tells every process that caches a value under `subject` that `key` changed, and resolves once the bus
- * has passed that on (Bus.flush). A writer in another service than the caches awaits it before it
+ * Tells every process that caches a value under `subject` that `keys` changed (one or many: an import of
+ * many is one flush), and resolves once the bus has passed that on (Bus.flush). A writer in another service than the caches awaits it before it
  * answers, so that its caller's next request does not meet the old value in a cache that was listening.
  * It rejects when the bus could not confirm it (NATS unreachable): the message may still arrive, and the
  * caches' TTL bounds how long they keep the old value otherwise.
  */
-export async function publishInvalidation(bus: Bus, subject: string, key: string): Promise<void> {
-  bus.publish(subject, encoder.encode(key));
+export async function publishInvalidation(
+  bus: Bus,
+  subject: string,
+  keys: string | readonly string[],
+): Promise<void> {
+  const all = typeof keys === "string" ? [keys] : keys;
+  if (all.length === 0) return;
+  for (const key of all) bus.publish(subject, encoder.encode(key));
   await bus.flush();
 }
 
 /**
  * What a service that owns cached data calls after a write: `(id) => ...` announces the change on
- * `subject` and resolves once the bus has passed it on. It never rejects: the write stands when the bus
+ * `subject` (one id, or the many of an import at once) and resolves once the bus has passed it on. It never rejects: the write stands when the bus
  * cannot confirm (NATS down), a warning naming the id (under `field`) is logged, and the caches' TTL
  * bounds how long they keep the old value.
  */
@@ -49,11 +55,11 @@ export function changeAnnouncer(
   log: Pick<Logger, "warn">,
   subject: string,
   field: string,
-): (id: string) => Promise<void> {
-  return (id) =>
-    publishInvalidation(bus, subject, id).catch((err: unknown) =>
-      log.warn("could not confirm that the caches heard of a change", { subject, [field]: id, err }),
-    );
+): (ids: string | readonly string[]) => Promise<void> {
+  return (ids) =>
+    publishInvalidation(bus, subject, ids).catch((err: unknown) => {
+      log.warn("could not confirm that the caches heard of a change", { subject, [field]: ids, err });
+    });
 }
 
 export interface InvalidatedCacheOptions {

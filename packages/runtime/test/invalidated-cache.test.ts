@@ -1,6 +1,6 @@
 import { createMemoryBus } from "@avatar/bus";
-import { describe, expect, it } from "vitest";
-import { InvalidatedCache, publishInvalidation } from "../src/invalidated-cache.js";
+import { describe, expect, it, vi } from "vitest";
+import { changeAnnouncer, InvalidatedCache, publishInvalidation } from "../src/invalidated-cache.js";
 
 describe("InvalidatedCache", () => {
   it("loads once, then answers from memory until the entry expires", async () => {
@@ -81,5 +81,39 @@ describe("InvalidatedCache", () => {
     await cache.get("c", load);
     expect(await cache.get("b", load)).toBe("v2");
     expect(await cache.get("a", load)).toBe("v4");
+  });
+});
+
+describe("publishInvalidation and changeAnnouncer", () => {
+  it("announces the many ids of an import with one flush, and nothing for none", async () => {
+    const bus = createMemoryBus();
+    const reader = new InvalidatedCache<string>(bus, "cache.test.g", { ttlMs: 60_000 });
+    let version = "old";
+    const load = async () => version;
+    for (const key of ["a", "b", "c"]) expect(await reader.get(key, load)).toBe("old");
+    version = "new";
+    const flush = vi.spyOn(bus, "flush");
+    await publishInvalidation(bus, "cache.test.g", []);
+    expect(flush).not.toHaveBeenCalled();
+    await publishInvalidation(bus, "cache.test.g", ["a", "b", "c"]);
+    expect(flush).toHaveBeenCalledTimes(1);
+    for (const key of ["a", "b", "c"]) expect(await reader.get(key, load)).toBe("new");
+    await reader.close();
+    await bus.close();
+  });
+
+  it("an announcer never fails the write it follows: a bus that cannot confirm is a warning naming the ids", async () => {
+    const bus = createMemoryBus();
+    await bus.close();
+    const warnings: [string, Record<string, unknown> | undefined][] = [];
+    const announce = changeAnnouncer(
+      bus,
+      { warn: (msg, fields) => warnings.push([msg, fields]) },
+      "cache.test.h",
+      "avatar_id",
+    );
+    await expect(announce(["a1", "a2"])).resolves.toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.[1]).toMatchObject({ subject: "cache.test.h", avatar_id: ["a1", "a2"] });
   });
 });

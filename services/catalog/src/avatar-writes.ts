@@ -22,7 +22,7 @@ export interface AvatarWriteDeps {
    * Tells the processes that cache avatars (the tokens service) that one changed; a change is answered
    * once this resolves, so the next mint does not meet the avatar as it was.
    */
-  avatarChanged?: (avatarId: string) => Promise<void>;
+  avatarChanged?: (avatarIds: readonly string[]) => Promise<void>;
   log: Logger;
 }
 
@@ -55,7 +55,7 @@ export function avatarWriteRpcs(db: Kysely<CatalogDatabase>, deps: AvatarWriteDe
       // An empty change answers the avatar as it is, without touching updated_at.
       if (Object.keys(changes).length === 0) return { avatar: avatarToProto(current) };
       if (!(await repo.updateAvatar(db, req.spaceId, current.id, changes))) throw gone();
-      await deps.avatarChanged?.(current.id);
+      await deps.avatarChanged?.([current.id]);
       const row = await repo.findAvatar(db, current.id);
       if (!row) throw gone();
       return { avatar: avatarToProto(row) };
@@ -64,7 +64,7 @@ export function avatarWriteRpcs(db: Kysely<CatalogDatabase>, deps: AvatarWriteDe
     async deleteAvatar(req, ctx) {
       const current = await ownAvatar(req.spaceId, req.avatarId);
       if (!(await repo.markAvatarDeleted(db, req.spaceId, current.id))) throw gone();
-      await deps.avatarChanged?.(current.id);
+      await deps.avatarChanged?.([current.id]);
       await endSessionsOn(current.id, deps, requestIdOf(ctx.values));
       const row = await repo.findAvatar(db, current.id);
       if (!row) throw gone();

@@ -27,7 +27,7 @@ function visibleTo(spaceId: string, row: { space_id: string | null; is_public: b
 
 export interface CatalogWriteDeps extends AvatarWriteDeps {
   /** As avatarChanged, for a voice an import changed. */
-  voiceChanged?: (voiceId: string) => Promise<void>;
+  voiceChanged?: (voiceIds: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -121,7 +121,7 @@ export function catalogService(
           if (row) saved.push(voiceToProto(row));
         }
       });
-      await Promise.all(saved.map((v) => writes.voiceChanged?.(v.id)));
+      await writes.voiceChanged?.(saved.map((v) => v.id));
       return { voices: saved };
     },
 
@@ -156,7 +156,7 @@ export function catalogService(
           if (row) saved.push(avatarToProto(row));
         }
       });
-      await Promise.all(saved.map((a) => writes.avatarChanged?.(a.id)));
+      await writes.avatarChanged?.(saved.map((a) => a.id));
       return { avatars: saved };
     },
   };

@@ -44,9 +44,9 @@ async function expectFailure(promise: Promise<unknown>, code: Code, field?: stri
  */
 function announcedLater() {
   const told: string[] = [];
-  const announce = async (id: string) => {
+  const announce = async (ids: readonly string[]) => {
     await new Promise((r) => setTimeout(r, 5));
-    told.push(id);
+    told.push(...ids);
   };
   return { told, announce };
 }
