@@ -28,10 +28,11 @@ const encoder = new TextEncoder();
 
 /**
  * Tells every process that caches a value under `subject` that `keys` changed (one or many: an import of
- * many is one flush), and resolves once the bus has passed that on (Bus.flush). A writer in another service than the caches awaits it before it
- * answers, so that its caller's next request does not meet the old value in a cache that was listening.
- * It rejects when the bus could not confirm it (NATS unreachable): the message may still arrive, and the
- * caches' TTL bounds how long they keep the old value otherwise.
+ * many is one flush), and resolves once the bus has passed that on (Bus.flush). A writer in another
+ * service than the caches awaits it before it answers, so that its caller's next request does not meet
+ * the old value in a cache that was listening. It rejects when the bus could not confirm it (NATS
+ * unreachable): the message may still arrive, and the caches' TTL bounds how long they keep the old
+ * value otherwise.
  */
 export async function publishInvalidation(
   bus: Bus,
@@ -45,10 +46,10 @@ export async function publishInvalidation(
 }
 
 /**
- * What a service that owns cached data calls after a write: `(id) => ...` announces the change on
- * `subject` (one id, or the many of an import at once) and resolves once the bus has passed it on. It never rejects: the write stands when the bus
- * cannot confirm (NATS down), a warning naming the id (under `field`) is logged, and the caches' TTL
- * bounds how long they keep the old value.
+ * What a service that owns cached data calls after a write: `(ids) => ...` announces the change on
+ * `subject` (one id, or the many of an import at once) and resolves once the bus has passed it on. It
+ * never rejects: the write stands when the bus cannot confirm (NATS down), a warning naming the ids
+ * (under `field`) is logged, and the caches' TTL bounds how long they keep the old value.
  */
 export function changeAnnouncer(
   bus: Bus,

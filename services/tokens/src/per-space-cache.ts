@@ -12,7 +12,7 @@ export const LOOKUP_CACHE_TTL_MS = 10_000;
  * reads its own values and the public ones). An invalidation on `subject` names the id and drops it for
  * every space. Absence (NotFound, an empty answer) is not cached.
  */
-export function perSpace<V>(bus: Bus | undefined, subject: string) {
+function perSpace<V>(bus: Bus | undefined, subject: string) {
   const cache = new InvalidatedCache<V>(bus, subject, {
     ttlMs: LOOKUP_CACHE_TTL_MS,
     groupOf: (key) => key.slice(0, key.indexOf("|")),
