@@ -104,6 +104,8 @@ describe("an embed's limits", () => {
 
   it("can be disabled and enabled again by its owner (PATCH), and by nobody else", async () => {
     const e = await embed({ is_sandbox: true });
+    // A visit first: the embed is then cached where visitors' tokens are minted, and disabling must reach it.
+    expect((await visit(e.embed_id)).status).toBe(200);
     const patched = await asOwner("PATCH", `/v2/embeddings/${e.embed_id}`, { is_disabled: true });
     expect((await json(patched)).data.is_disabled).toBe(true);
     const refused = await visit(e.embed_id);

@@ -20,6 +20,8 @@ export const cacheInvalidations = {
   llmConfigurations: "cache.agents.llm_configurations",
   /** The agents service's secrets: their type only, never a value (a LITE agent's key is checked by it). */
   secrets: "cache.agents.secrets",
+  /** The agents service's embeds (a visitor's session recipe, its limits, whether it is disabled). */
+  embeds: "cache.agents.embeds",
   /** The webhooks service's endpoints of a space (which are enabled, their event types). */
   webhookEndpoints: "cache.webhooks.endpoints",
 } as const;

@@ -11,6 +11,7 @@ export interface AgentsChanges {
   voiceAgents?: Changed;
   llmConfigurations?: Changed;
   secrets?: Changed;
+  embeds?: Changed;
 }
 
 /** Where no process caches the value (a test of the service alone). */

@@ -28,6 +28,7 @@ export async function build(deps: ServiceDeps<AgentsDatabase>): Promise<ServiceA
       voiceAgents: announce(deps, cacheInvalidations.voiceAgents, "voice_agent_id"),
       llmConfigurations: announce(deps, cacheInvalidations.llmConfigurations, "llm_configuration_id"),
       secrets: announce(deps, cacheInvalidations.secrets, "secret_id"),
+      embeds: announce(deps, cacheInvalidations.embeds, "embed_id"),
     },
   });
   return { name: "agents", routes: (router) => router.service(AgentsService, service) };

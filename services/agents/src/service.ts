@@ -43,7 +43,7 @@ export function agentsService(deps: AgentsServiceDeps): Impl {
       deps.destinations ?? readSecretDestinations({}),
       changes.llmConfigurations,
     ),
-    ...embedRpcs(resolve),
+    ...embedRpcs(resolve, changes.embeds),
   });
 }
 

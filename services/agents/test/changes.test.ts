@@ -60,6 +60,14 @@ describe("announced changes", () => {
     expect(s.told).toEqual([`llmConfigurations ${id}`, `llmConfigurations ${id}`, `secrets ${secretId}`]);
   });
 
+  it("answers an embed's update (disabled, limits, origins) once the change was announced", async () => {
+    const avatar = s.catalog.addAvatar({ spaceId: SPACE_A });
+    const { embed } = await s.agents.createEmbed({ spaceId: SPACE_A, avatarId: avatar.id });
+    const id = embed?.id ?? "";
+    await s.agents.updateEmbed({ spaceId: SPACE_A, embedId: id, isDisabled: true });
+    expect(s.told).toEqual([`embeds ${id}`]);
+  });
+
   it("announces nothing for a change that was refused", async () => {
     const id = await context();
     await expectFailure(

@@ -150,6 +150,7 @@ export function directService(db: Kysely<AgentsDatabase>): DirectService {
     voiceAgents: announcer("voiceAgents"),
     llmConfigurations: announcer("llmConfigurations"),
     secrets: announcer("secrets"),
+    embeds: announcer("embeds"),
   };
   return {
     agents: callDirectly(

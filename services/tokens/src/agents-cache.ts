@@ -2,16 +2,19 @@ import type { Bus } from "@avatar/bus";
 import { type Clients, cacheInvalidations } from "@avatar/runtime";
 import { cachedGet } from "./per-space-cache.js";
 
-/** What a mint asks of the agents service: a context, a voice agent, an LLM configuration, a secret's type. */
+/**
+ * What a mint asks of the agents service: a context, a voice agent, an LLM configuration, a secret's
+ * type, and for a visitor's mint the embed.
+ */
 export type AgentsLookup = Pick<
   Clients["agents"],
-  "getContext" | "getVoiceAgent" | "getLlmConfiguration" | "getSecret"
+  "getContext" | "getVoiceAgent" | "getLlmConfiguration" | "getSecret" | "getEmbed"
 >;
 
 /**
  * The agents service's lookups that a mint makes, cached per id and asking space as the catalog's are
  * (catalog-cache.ts): a FULL mint with a context, a voice agent or an LLM configuration, and a LITE mint
- * with a provider's key, each asked the agents service at every mint. The agents service announces every
+ * with a provider's key, and every visitor's mint of an embed, each asked the agents service at every mint. The agents service announces every
  * update and delete of them and answers it only once the bus has passed that on, so the mint that
  * follows never meets the old value. A secret's answer holds its name and type, never its value.
  */
@@ -44,6 +47,14 @@ export function cachedAgents(agents: AgentsLookup, bus: Bus | undefined): Agents
       (req) => agents.getSecret(req),
       (req) => req.secretId,
       (res) => res.secret !== undefined,
+    ),
+    // Embeds are read by id alone (a visitor has no space): cached under no space.
+    getEmbed: cachedGet(
+      bus,
+      cacheInvalidations.embeds,
+      (req) => agents.getEmbed(req),
+      (req) => req.embedId,
+      (res) => res.embed !== undefined,
     ),
   };
 }

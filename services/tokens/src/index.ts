@@ -48,6 +48,7 @@ export async function build(
       getVoiceAgent: (req) => deps.clients.agents.getVoiceAgent(req),
       getLlmConfiguration: (req) => deps.clients.agents.getLlmConfiguration(req),
       getSecret: (req) => deps.clients.agents.getSecret(req),
+      getEmbed: (req) => deps.clients.agents.getEmbed(req),
     },
     deps.bus,
   );

@@ -17,7 +17,7 @@ import { type MintDeps, mintSessionToken } from "./mint.js";
  * embed whose avatar was deactivated or whose context needs dynamic variables is refused the same way.
  */
 export async function mintEmbedSessionToken(deps: MintDeps, req: MintEmbedSessionTokenRequest) {
-  const { embed } = await deps.clients.agents.getEmbed({ embedId: req.embedId });
+  const { embed } = await deps.agents.getEmbed({ embedId: req.embedId });
   if (!embed) throw notFound("Embed not found", { field: "embed_id" });
   if (embed.isDisabled) throw forbidden("The embed is disabled by its owner", { reason: "EMBED_DISABLED" });
   const language = req.language || embed.defaultLanguage || undefined;

@@ -50,7 +50,7 @@ export interface MintDeps {
   agents: AgentsLookup;
   /** Signs the token; its clock (`now`) also gives the token's lifetime. */
   signer: Pick<SessionTokenSigner, "signing" | "now">;
-  clients: Pick<Clients, "catalog" | "agents" | "memory" | "sessions">;
+  clients: Pick<Clients, "catalog" | "memory" | "sessions">;
   /** Creates the session record; the sessions client's CreateSession when absent. */
   createSession?: CreateSession;
   log: Logger;

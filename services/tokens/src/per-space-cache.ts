@@ -22,10 +22,11 @@ function perSpace<V>(bus: Bus | undefined, subject: string) {
 }
 
 /**
- * Another service's Get RPC, cached with `perSpace`: `idOf` picks the id from the request, `has` says
- * whether an answer holds a value (an empty one is answered, not kept).
+ * Another service's Get RPC, cached with `perSpace` under the request's `spaceId` (none for a lookup by id
+ * alone): `idOf` picks the id from the request, `has` says whether an answer holds a value (an empty one
+ * is answered, not kept).
  */
-export function cachedGet<Req extends { spaceId?: string }, Res>(
+export function cachedGet<Req extends object, Res>(
   bus: Bus | undefined,
   subject: string,
   get: (req: Req) => Promise<Res>,
@@ -34,7 +35,8 @@ export function cachedGet<Req extends { spaceId?: string }, Res>(
 ): (req: Req) => Promise<Res> {
   const cache = perSpace<Res>(bus, subject);
   return async (req) => {
-    const found = await cache(req.spaceId ?? "", idOf(req) ?? "", async () => {
+    const spaceId = "spaceId" in req && typeof req.spaceId === "string" ? req.spaceId : "";
+    const found = await cache(spaceId, idOf(req) ?? "", async () => {
       const res = await get(req);
       return has(res) ? res : undefined;
     });

@@ -2,6 +2,7 @@ import { createMemoryBus } from "@avatar/bus";
 import {
   type Context,
   ContextSchema,
+  EmbedSchema,
   LlmConfigurationSchema,
   SecretSchema,
   SecretType,
@@ -19,6 +20,7 @@ const CONTEXT = "0c0c0c0c-0000-4000-8000-000000000001";
 const AGENT = "0a0a0a0a-0000-4000-8000-000000000002";
 const LLM = "0e0e0e0e-0000-4000-8000-000000000003";
 const SECRET = "0f0f0f0f-0000-4000-8000-000000000004";
+const EMBED = "0e0b0e0b-0000-4000-8000-000000000005";
 const MISSING = "00000000-0000-4000-8000-000000000000";
 
 /** An agents service that counts its answers: SPACE's public context, voice agent, LLM configuration and secret. */
@@ -62,6 +64,10 @@ function countingAgents() {
         req.spaceId,
       ),
     }),
+    // By id alone: a visitor has no space.
+    getEmbed: async (req: { embedId?: string }) => ({
+      embed: find("embed", req.embedId === EMBED ? create(EmbedSchema, { id: EMBED }) : undefined),
+    }),
   };
   return {
     calls,
@@ -81,6 +87,7 @@ async function everyLookup(lookup: AgentsLookup) {
     (await lookup.getVoiceAgent({ spaceId: SPACE, voiceAgentId: AGENT })).voiceAgent?.id,
     (await lookup.getLlmConfiguration({ spaceId: SPACE, llmConfigurationId: LLM })).llmConfiguration?.id,
     (await lookup.getSecret({ spaceId: SPACE, secretId: SECRET })).secret?.secretType,
+    (await lookup.getEmbed({ embedId: EMBED })).embed?.id,
   ];
 }
 
@@ -89,9 +96,9 @@ describe("cachedAgents", () => {
     const { calls, lookup } = countingAgents();
     const cached = lookup();
     for (let i = 0; i < 3; i++) {
-      expect(await everyLookup(cached)).toEqual(["first", AGENT, LLM, SecretType.VENDORA_API_KEY]);
+      expect(await everyLookup(cached)).toEqual(["first", AGENT, LLM, SecretType.VENDORA_API_KEY, EMBED]);
     }
-    expect(calls).toEqual(["context", "voice_agent", "llm_configuration", "secret"]);
+    expect(calls).toEqual(["context", "voice_agent", "llm_configuration", "secret", "embed"]);
   });
 
   it("keeps what each space was answered apart, and remembers no absence", async () => {
@@ -123,12 +130,12 @@ describe("cachedAgents", () => {
     expect(await prompt(cached)).toBe("second");
     expect(await prompt(cached, OTHER)).toBe("second");
     calls.length = 0;
-    expect(await everyLookup(cached)).toEqual(["second", AGENT, LLM, SecretType.VENDORA_API_KEY]);
+    expect(await everyLookup(cached)).toEqual(["second", AGENT, LLM, SecretType.VENDORA_API_KEY, EMBED]);
     expect(calls).toEqual([]);
     await bus.close();
   });
 
-  it("drops a voice agent, an LLM configuration and a secret each on its own subject", async () => {
+  it("drops a voice agent, an LLM configuration, a secret and an embed each on its own subject", async () => {
     const bus = createMemoryBus();
     const { calls, lookup } = countingAgents();
     const cached = lookup(bus);
@@ -137,11 +144,12 @@ describe("cachedAgents", () => {
       [cacheInvalidations.voiceAgents, AGENT],
       [cacheInvalidations.llmConfigurations, LLM],
       [cacheInvalidations.secrets, SECRET],
+      [cacheInvalidations.embeds, EMBED],
     ];
     for (const [subject, id] of changed) await publishInvalidation(bus, subject, id);
     calls.length = 0;
     await everyLookup(cached);
-    expect(calls).toEqual(["voice_agent", "llm_configuration", "secret"]);
+    expect(calls).toEqual(["voice_agent", "llm_configuration", "secret", "embed"]);
     await bus.close();
   });
 });

@@ -10,6 +10,7 @@ import {
   normalizeEmbedOrigin,
 } from "@avatar/runtime";
 import type { ServiceImpl } from "@connectrpc/connect";
+import { type Changed, unannounced } from "../changes.js";
 import { missingResource } from "../checks.js";
 import {
   knownLanguage,
@@ -50,7 +51,7 @@ function checkOrigins(origins: readonly string[]): string[] {
  * An embed is a stored session recipe behind a web page anyone may open: an avatar with either a voice
  * agent or a voice and context. The page (served by the gateway) starts sessions with it.
  */
-export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
+export function embedRpcs(deps: ResolveDeps, changed: Changed = unannounced): EmbedRpcs {
   const { db, catalog } = deps;
   return {
     async createEmbed(req) {
@@ -137,6 +138,7 @@ export function embedRpcs(deps: ResolveDeps): EmbedRpcs {
       if (req.isDisabled !== undefined) changes.is_disabled = req.isDisabled;
       const row = await repo.updateEmbed(db, req.spaceId, current.id, changes);
       if (!row) throw missingResource("Embed", "embed_id");
+      await changed(row.id);
       return { embed: embedToProto(row) };
     },
 
