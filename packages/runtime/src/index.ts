@@ -1,5 +1,6 @@
 export * from "./batched-call.js";
 export * from "./bus.js";
+export * from "./cached-lookup.js";
 export * from "./call-errors.js";
 export * from "./clients.js";
 export * from "./config.js";

@@ -1,6 +1,5 @@
 import type { Bus } from "@avatar/bus";
-import { type Clients, cacheInvalidations } from "@avatar/runtime";
-import { cachedGet } from "./per-space-cache.js";
+import { type Clients, cachedGet, cacheInvalidations } from "@avatar/runtime";
 
 /**
  * What a mint asks of the agents service: a context, a voice agent, an LLM configuration, a secret's

@@ -1,6 +1,5 @@
 import type { Bus } from "@avatar/bus";
-import { type Clients, cacheInvalidations } from "@avatar/runtime";
-import { cachedGet } from "./per-space-cache.js";
+import { type Clients, cachedGet, cacheInvalidations } from "@avatar/runtime";
 
 /** What a mint asks of the catalog for every session: the avatar, and in FULL its voice. */
 export type CatalogLookup = Pick<Clients["catalog"], "getAvatar" | "getVoice">;
@@ -13,7 +12,7 @@ export type AvatarLookup = Pick<CatalogLookup, "getAvatar">;
  * with a public one, 2026-12-06). Whatever changes an avatar or a voice goes through the catalog (an
  * owner's update or delete, an operator's import), which announces it and answers the change only once
  * the bus has passed that on (publishInvalidation), so the mint that follows never meets the old value;
- * should the message be lost (NATS down), the TTL bounds how long a replica keeps it (per-space-cache.ts).
+ * should the message be lost (NATS down), the TTL bounds how long a replica keeps it (runtime cached-lookup.ts).
  */
 export function cachedCatalog(catalog: CatalogLookup, bus: Bus | undefined): CatalogLookup {
   return {

@@ -1,5 +1,5 @@
 import type { Bus } from "@avatar/bus";
-import { InvalidatedCache } from "@avatar/runtime";
+import { InvalidatedCache } from "./invalidated-cache.js";
 
 /**
  * How long a replica trusts a value it cached from another service (an avatar, a voice, a context, ...)
@@ -24,20 +24,20 @@ function perSpace<V>(bus: Bus | undefined, subject: string) {
 /**
  * Another service's Get RPC, cached with `perSpace` under the request's `spaceId` (none for a lookup by id
  * alone): `idOf` picks the id from the request, `has` says whether an answer holds a value (an empty one
- * is answered, not kept).
+ * is answered, not kept). A call's options (e.g. on whose behalf) go with the load it starts.
  */
-export function cachedGet<Req extends object, Res>(
+export function cachedGet<Req extends object, Res, Opt = never>(
   bus: Bus | undefined,
   subject: string,
-  get: (req: Req) => Promise<Res>,
+  get: (req: Req, options?: Opt) => Promise<Res>,
   idOf: (req: Req) => string | undefined,
   has: (res: Res) => boolean,
-): (req: Req) => Promise<Res> {
+): (req: Req, options?: Opt) => Promise<Res> {
   const cache = perSpace<Res>(bus, subject);
-  return async (req) => {
+  return async (req, options) => {
     const spaceId = "spaceId" in req && typeof req.spaceId === "string" ? req.spaceId : "";
     const found = await cache(spaceId, idOf(req) ?? "", async () => {
-      const res = await get(req);
+      const res = await get(req, options);
       return has(res) ? res : undefined;
     });
     return found ?? ({} as Res);
