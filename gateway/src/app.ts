@@ -13,6 +13,7 @@ import { presentedCredentials, rateLimitIdentity } from "./auth/credentials.js";
 import { AuthFailureBudget, ClientFailures } from "./auth/failure-budget.js";
 import { SessionTokenVerifier } from "./auth/session-tokens.js";
 import type { GatewayConfig } from "./config.js";
+import { withCachedEmbeds } from "./embed/embed-cache.js";
 import { corsHeaders } from "./http/cors.js";
 import { failure, success } from "./http/envelope.js";
 import { HttpError, rateLimited, toHttpError } from "./http/http-error.js";
@@ -91,15 +92,16 @@ export async function build(deps: GatewayDeps): Promise<Gateway> {
   // Revocations reach every replica over the bus: the key stops authenticating here at once.
   const revocations = onApiKeyRevoked(deps.bus, (r) => authenticators.apiKeys.revoke(r.apiKeyId));
   const failures = new AuthFailureBudget(limiter, config.AUTH_FAILURES_PER_IP, deps.now);
+  const clients = withCachedEmbeds(deps.clients, deps.bus);
   /** A route's own CORS origins (an embed's); none when they cannot be read, so no origin is allowed. */
   const allowedOrigins = (cors: CorsOrigins, params: Record<string, string>) =>
-    cors(params, deps.clients).catch((err: unknown) => {
+    cors(params, clients).catch((err: unknown) => {
       log.warn("could not read a route's allowed origins", { err });
       return [];
     });
 
   const shared: SharedContext = {
-    clients: deps.clients,
+    clients,
     bus: deps.bus,
     log,
     baseUrl: (req) => publicBaseUrl(req, config, publicHosts, trust),

@@ -171,6 +171,24 @@ describe("an embed's allowed origins", () => {
     );
   });
 
+  it("an owner's change of the allowed origins reaches the next visit and the page at once", async () => {
+    const e = await embed({ is_sandbox: true, allowed_origins: ["https://shop.example"] });
+    // Read once before the change: the gateway and the tokens service now hold the embed.
+    expect((await visit(e.embed_id, { Origin: "https://shop.example" })).status).toBe(200);
+    expect((await fetch(e.url)).headers.get("content-security-policy")).toContain("https://shop.example");
+    const patched = await asOwner("PATCH", `/v2/embeddings/${e.embed_id}`, {
+      allowed_origins: ["https://other.example"],
+    });
+    expect((await json(patched)).data.allowed_origins).toEqual(["https://other.example"]);
+    const refused = await visit(e.embed_id, { Origin: "https://shop.example" });
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).reason).toBe("origin_not_allowed");
+    expect((await visit(e.embed_id, { Origin: "https://other.example" })).status).toBe(200);
+    const csp = (await fetch(e.url)).headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("frame-ancestors 'self' https://other.example");
+    expect(csp).not.toContain("https://shop.example");
+  });
+
   it("* lets any origin in, never null", async () => {
     const e = await embed({ is_sandbox: true, allowed_origins: ["*"] });
     expect((await visit(e.embed_id, { Origin: "https://anyone.example" })).status).toBe(200);
