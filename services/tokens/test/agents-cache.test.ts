@@ -37,7 +37,8 @@ function countingAgents() {
   };
   const agents = {
     getContext: async (req: { spaceId?: string; contextId?: string }) => ({
-      context: find("context", contexts.get(req.contextId ?? ""), req.spaceId),
+      // Ids are taken in lower case, as the agents service stores them.
+      context: find("context", contexts.get((req.contextId ?? "").toLowerCase()), req.spaceId),
     }),
     getVoiceAgent: async (req: { spaceId?: string; voiceAgentId?: string }) => ({
       voiceAgent: find(
@@ -132,6 +133,23 @@ describe("cachedAgents", () => {
     calls.length = 0;
     expect(await everyLookup(cached)).toEqual(["second", AGENT, LLM, SecretType.VENDORA_API_KEY, EMBED]);
     expect(calls).toEqual([]);
+    await bus.close();
+  });
+
+  it("drops what a request named in upper case when the agents service names its stored (lower-case) id", async () => {
+    const bus = createMemoryBus();
+    const { calls, contexts, lookup } = countingAgents();
+    const cached = lookup(bus);
+    const upper = { spaceId: SPACE, contextId: CONTEXT.toUpperCase() };
+    expect((await cached.getContext(upper)).context?.prompt).toBe("first");
+    expect(await prompt(cached)).toBe("first");
+    expect(calls).toEqual(["context"]);
+    contexts.set(
+      CONTEXT,
+      create(ContextSchema, { id: CONTEXT, spaceId: SPACE, prompt: "second", isPublic: true }),
+    );
+    await publishInvalidation(bus, cacheInvalidations.contexts, CONTEXT);
+    expect((await cached.getContext(upper)).context?.prompt).toBe("second");
     await bus.close();
   });
 
