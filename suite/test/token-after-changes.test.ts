@@ -6,7 +6,7 @@
  * On the in-process bus, and on a real NATS server when TEST_NATS_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startTestSuite, type TestSuite } from "./support.js";
+import { grant, json, startTestSuite, type TestSuite } from "./support.js";
 import { ADA, claimsOf, expectError, KeyRing, postToken, VOICES } from "./token-support.js";
 
 let suite: TestSuite;
@@ -15,12 +15,7 @@ let keys: KeyRing;
 beforeAll(async () => {
   suite = await startTestSuite();
   keys = new KeyRing(suite);
-  await suite.clients.sessions.grantCredits({
-    spaceId: suite.spaceId,
-    amount: "1000",
-    note: "token after changes",
-    idempotencyKey: "token-after-changes",
-  });
+  await grant(suite, "1000");
 });
 afterAll(async () => {
   await suite?.stop();
