@@ -21,6 +21,7 @@ import {
   apiKeyHeaders,
   type BenchSpace,
   floorMintBody,
+  MINT_MODES,
   mintBody,
   prepareOwnDatabase,
 } from "./backend/prepare.js";
@@ -37,7 +38,7 @@ const settings = readConfig({
   BENCH_SECONDS: env.int({ default: 10, min: 1 }),
   BENCH_WARMUP_SECONDS: env.int({ default: 3, min: 0 }),
   BENCH_CONNECTIONS: env.int({ default: 20, min: 1 }),
-  BENCH_MINT: env.oneOf(["LITE", "FULL"], { default: "LITE" }),
+  BENCH_MINT: env.oneOf(MINT_MODES, { default: "LITE" }),
 });
 
 const variants = parseVariants(settings.BENCH_AB_VARIANTS);

@@ -33,6 +33,7 @@ import {
   type BenchSpace,
   checkKeySpread,
   floorMintBody,
+  MINT_MODES,
   mintBody,
   prepareOwnDatabase,
 } from "./backend/prepare.js";
@@ -62,7 +63,7 @@ const settings = readConfig({
   BENCH_API_KEYS: env.int({ default: 1, min: 1, max: 10_000 }),
   BENCH_SPACES: env.int({ default: 1, min: 1, max: 10_000 }),
   BENCH_AVATAR: env.oneOf(["own", "public"], { default: "own" }),
-  BENCH_MINT: env.oneOf(["LITE", "FULL"], { default: "LITE" }),
+  BENCH_MINT: env.oneOf(MINT_MODES, { default: "LITE" }),
 });
 const mintMode = settings.BENCH_MINT;
 /** The mint's measurement, by the mode it mints (the lifecycle's always LITE). */

@@ -15,7 +15,8 @@ export interface BenchSpace {
 }
 
 /** What a benchmark's token mints ask for: a LITE session, or a FULL one with the space's context. */
-export type MintMode = "LITE" | "FULL";
+export const MINT_MODES = ["LITE", "FULL"] as const;
+export type MintMode = (typeof MINT_MODES)[number];
 
 /**
  * How many API keys a benchmark's load uses, over how many spaces they are spread (one key each first),
