@@ -11,6 +11,7 @@ import {
   KvCounterContentionError,
   KvCounterStore,
   kvKeyFor,
+  LEASE_SHARE_OF_LIMIT,
   openKvCounterStore,
   RateLimiter,
 } from "../src/ratelimit/index.js";
@@ -78,14 +79,17 @@ function assertKvSafe(key: string): void {
 
 const decode = (value: Uint8Array) => new TextDecoder().decode(value);
 
+/** A limit under 64, so that every hit is counted on its own (its lease share is under two numbers). */
+const EXACT = 50;
+
 describe("KvCounterStore", () => {
   it("counts up per key and starts again in the next window", async () => {
     const store = new KvCounterStore(new CasKvStore());
-    expect(await store.increment("k1", 7)).toBe(1);
-    expect(await store.increment("k1", 7)).toBe(2);
-    expect(await store.increment("k1", 7)).toBe(3);
-    expect(await store.increment("k2", 7)).toBe(1);
-    expect(await store.increment("k1", 8)).toBe(1);
+    expect(await store.increment("k1", 7, EXACT)).toBe(1);
+    expect(await store.increment("k1", 7, EXACT)).toBe(2);
+    expect(await store.increment("k1", 7, EXACT)).toBe(3);
+    expect(await store.increment("k2", 7, EXACT)).toBe(1);
+    expect(await store.increment("k1", 8, EXACT)).toBe(1);
   });
 
   it("counts 50 concurrent increments from five replicas exactly: 1..50, each once", async () => {
@@ -93,7 +97,7 @@ describe("KvCounterStore", () => {
     const replicas = Array.from({ length: 5 }, () => new KvCounterStore(kv));
 
     const counts = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => replicas[i % 5]?.increment("hot", 42) ?? Promise.reject()),
+      Array.from({ length: 50 }, (_, i) => replicas[i % 5]?.increment("hot", 42, EXACT) ?? Promise.reject()),
     );
 
     expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -105,10 +109,77 @@ describe("KvCounterStore", () => {
   it("adds a burst on one key in a few writes instead of one per hit", async () => {
     const kv = countingKv(await createMemoryBus().kv("ratelimit"));
     const store = new KvCounterStore(kv);
-    const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment("burst", 7)));
+    const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment("burst", 7, EXACT)));
     expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(kv.writes).toBeLessThanOrEqual(3);
     expect(kv.conflicts).toBe(0);
+  });
+
+  it("takes a steady stream's numbers in growing leases: each number once, most hits answered at once", async () => {
+    const kv = countingKv(new CasKvStore());
+    const store = new KvCounterStore(kv);
+    const counts: number[] = [];
+    let answeredAtOnce = 0;
+    for (let i = 0; i < 1000; i++) {
+      const answer = store.increment("stream", 7, 1_000_000);
+      if (typeof answer === "number") answeredAtOnce++;
+      counts.push(await answer);
+    }
+    expect(counts).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    // Leases of 1, 2, 4, ... 512: ten writes for 1,023 numbers.
+    expect(kv.writes).toBe(10);
+    expect(answeredAtOnce).toBe(990);
+    expect(decode((await kv.get(kvKeyFor("stream", 7)))?.value ?? new Uint8Array())).toBe("1023");
+  });
+
+  it("lets replicas that keep getting hits admit exactly the limit, leases and all", async () => {
+    const kv = new CasKvStore();
+    const replicas = Array.from({ length: 4 }, () => new KvCounterStore(kv));
+    const limit = 320;
+    let admitted = 0;
+    for (let round = 0; round < 150; round++) {
+      const counts = await Promise.all(replicas.map((r) => r.increment("shared", 3, limit)));
+      admitted += counts.filter((c) => c <= limit).length;
+    }
+    expect(admitted).toBe(limit);
+  });
+
+  it("holds back at most its share of the limit when its hits stop", async () => {
+    const kv = countingKv(new CasKvStore());
+    const [quiet, busy] = [new KvCounterStore(kv), new KvCounterStore(kv)] as const;
+    const limit = 320;
+    const share = limit * LEASE_SHARE_OF_LIMIT;
+    for (let i = 0; i < 100; i++) await quiet.increment("shared", 3, limit);
+    let admittedByBusy = 0;
+    while ((await busy.increment("shared", 3, limit)) <= limit) admittedByBusy++;
+    // What the quiet replica leased and never handed out is all that was lost.
+    expect(admittedByBusy).toBeGreaterThanOrEqual(limit - 100 - share);
+    expect(admittedByBusy).toBeLessThanOrEqual(limit - 100);
+    expect(admittedByBusy).toBeGreaterThan(0);
+  });
+
+  it("rejects a key's hits past the limit without writing again", async () => {
+    const kv = countingKv(new CasKvStore());
+    const store = new KvCounterStore(kv);
+    for (let i = 1; i <= 5; i++) expect(await store.increment("k", 4, 5)).toBe(i);
+    const writes = kv.writes;
+    for (let i = 0; i < 20; i++) {
+      const answer = store.increment("k", 4, 5);
+      expect(typeof answer).toBe("number");
+      expect(answer).toBeGreaterThan(5);
+    }
+    expect(kv.writes).toBe(writes);
+    // The next window counts from one again, hit by hit.
+    expect(await store.increment("k", 5, 5)).toBe(1);
+    expect(kv.writes).toBe(writes + 1);
+  });
+
+  it("starts every window with a lease of only the waiting hits", async () => {
+    const kv = countingKv(new CasKvStore());
+    const store = new KvCounterStore(kv);
+    for (let i = 0; i < 100; i++) await store.increment("k", 1, 1_000_000);
+    expect(await store.increment("k", 2, 1_000_000)).toBe(1);
+    expect(decode((await kv.get(kvKeyFor("k", 2)))?.value ?? new Uint8Array())).toBe("1");
   });
 
   it("builds KV-safe keys, hashing a key that is not one safe token", () => {
@@ -123,7 +194,7 @@ describe("KvCounterStore", () => {
     kv.create = async () => {
       throw new Error("connection lost");
     };
-    await expect(new KvCounterStore(kv).increment("k", 1)).rejects.toThrow("connection lost");
+    await expect(new KvCounterStore(kv).increment("k", 1, EXACT)).rejects.toThrow("connection lost");
   });
 
   it("gives up after a bounded number of conflicts", async () => {
@@ -134,7 +205,7 @@ describe("KvCounterStore", () => {
       updates++;
       throw new KvConflictError("ratelimit", key);
     };
-    await expect(new KvCounterStore(kv, { maxAttempts: 5 }).increment("k", 1)).rejects.toThrow(
+    await expect(new KvCounterStore(kv, { maxAttempts: 5 }).increment("k", 1, EXACT)).rejects.toThrow(
       KvCounterContentionError,
     );
     // The first attempt creates (the key exists: a conflict), the four others update after a read.
@@ -153,12 +224,12 @@ describe("KvCounterStore", () => {
       },
     };
     const mine = new KvCounterStore(counting);
-    expect(await mine.increment("k", 9)).toBe(1);
-    expect(await mine.increment("k", 9)).toBe(2);
+    expect(await mine.increment("k", 9, EXACT)).toBe(1);
+    expect(await mine.increment("k", 9, EXACT)).toBe(2);
     expect(reads).toBe(0);
     expect(kv.writes).toBe(2);
-    expect(await new KvCounterStore(counting).increment("k", 9)).toBe(3);
-    expect(await mine.increment("k", 9)).toBe(4);
+    expect(await new KvCounterStore(counting).increment("k", 9, EXACT)).toBe(3);
+    expect(await mine.increment("k", 9, EXACT)).toBe(4);
     expect(reads).toBe(2);
     expect(kv.conflicts).toBe(2);
   });
@@ -166,7 +237,7 @@ describe("KvCounterStore", () => {
   it("rejects a corrupt stored value instead of counting from it", async () => {
     const kv = new CasKvStore();
     await kv.put(kvKeyFor("k", 1), new TextEncoder().encode("banana"));
-    await expect(new KvCounterStore(kv).increment("k", 1)).rejects.toThrow(/invalid value/);
+    await expect(new KvCounterStore(kv).increment("k", 1, EXACT)).rejects.toThrow(/invalid value/);
   });
 
   it("openKvCounterStore opens the ratelimit bucket with a short TTL", async () => {
@@ -182,7 +253,7 @@ describe("KvCounterStore", () => {
     const store = await openKvCounterStore(bus);
 
     expect(opened).toEqual([{ bucket: "ratelimit", options: { ttlMs: 10_000 } }]);
-    expect(await store.increment("k", 1)).toBe(1);
+    expect(await store.increment("k", 1, EXACT)).toBe(1);
   });
 
   it("lets two replicas sharing the bucket admit exactly the limit between them", async () => {

@@ -4,6 +4,7 @@ export {
   KvCounterStore,
   type KvCounterStoreOptions,
   kvKeyFor,
+  LEASE_SHARE_OF_LIMIT,
   openKvCounterStore,
   RATE_LIMIT_BUCKET,
   RATE_LIMIT_BUCKET_TTL_MS,

@@ -107,7 +107,7 @@ export class RateLimiter {
 
     let count: number;
     try {
-      count = await this.#incrementWithTimeout(this.#counterKey(credential, endpoint), windowId);
+      count = await this.#incrementWithTimeout(this.#counterKey(credential, endpoint), windowId, limit);
     } catch (err) {
       const failedAt = this.#now();
       // One slow answer is not an outage: only a run of failures sends the store into cool-down.
@@ -159,9 +159,9 @@ export class RateLimiter {
     }
   }
 
-  async #incrementWithTimeout(key: string, windowId: number): Promise<number> {
-    const answer = this.#store.increment(key, windowId);
-    // A store in memory has answered already: no timer to arm and clear for every request.
+  async #incrementWithTimeout(key: string, windowId: number, limit: number): Promise<number> {
+    const answer = this.#store.increment(key, windowId, limit);
+    // A store that answered at once (in memory, or from a lease): no timer to arm and clear.
     if (typeof answer === "number") return answer;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
