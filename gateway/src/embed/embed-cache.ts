@@ -16,8 +16,7 @@ export function withCachedEmbeds(clients: Clients, bus: Bus): Clients {
       req: Parameters<Clients["agents"]["getEmbed"]>[0],
       options?: Parameters<Clients["agents"]["getEmbed"]>[1],
     ) => clients.agents.getEmbed(req, options),
-    (req) => req.embedId,
-    (res) => res.embed !== undefined,
+    { id: "embedId", value: "embed" },
   );
   let agents: Clients["agents"] | undefined;
   return new Proxy(clients, {

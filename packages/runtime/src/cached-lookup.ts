@@ -21,24 +21,28 @@ function perSpace<V>(bus: Bus | undefined, subject: string) {
     cache.get(`${id.toLowerCase()}|${spaceId}`, load);
 }
 
+/** The keys of `T` whose values are strings (a request's id fields). */
+type StringKeys<T> = { [K in keyof T]-?: NonNullable<T[K]> extends string ? K : never }[keyof T];
+
 /**
  * Another service's Get RPC, cached with `perSpace` under the request's `spaceId` (none for a lookup by id
- * alone): `idOf` picks the id from the request, `has` says whether an answer holds a value (an empty one
- * is answered, not kept). A call's options (e.g. on whose behalf) go with the load it starts.
+ * alone): `id` names the request's id field, `value` the answer's field that holds what was found (an
+ * answer without it is answered, not kept). A call's options (e.g. on whose behalf) go with the load it
+ * starts.
  */
-export function cachedGet<Req extends object, Res, Opt = never>(
+export function cachedGet<Req extends object, Res extends object, Opt = never>(
   bus: Bus | undefined,
   subject: string,
   get: (req: Req, options?: Opt) => Promise<Res>,
-  idOf: (req: Req) => string | undefined,
-  has: (res: Res) => boolean,
+  fields: { id: StringKeys<Req>; value: keyof Res },
 ): (req: Req, options?: Opt) => Promise<Res> {
   const cache = perSpace<Res>(bus, subject);
   return async (req, options) => {
     const spaceId = "spaceId" in req && typeof req.spaceId === "string" ? req.spaceId : "";
-    const found = await cache(spaceId, idOf(req) ?? "", async () => {
+    const id = req[fields.id];
+    const found = await cache(spaceId, typeof id === "string" ? id : "", async () => {
       const res = await get(req, options);
-      return has(res) ? res : undefined;
+      return res[fields.value] !== undefined ? res : undefined;
     });
     return found ?? ({} as Res);
   };

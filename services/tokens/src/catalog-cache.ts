@@ -12,23 +12,18 @@ export type AvatarLookup = Pick<CatalogLookup, "getAvatar">;
  * with a public one, 2026-12-06). Whatever changes an avatar or a voice goes through the catalog (an
  * owner's update or delete, an operator's import), which announces it and answers the change only once
  * the bus has passed that on (publishInvalidation), so the mint that follows never meets the old value;
- * should the message be lost (NATS down), the TTL bounds how long a replica keeps it (runtime cached-lookup.ts).
+ * should the message be lost (NATS down), the TTL bounds how long a replica keeps it (runtime's
+ * cached-lookup.ts).
  */
 export function cachedCatalog(catalog: CatalogLookup, bus: Bus | undefined): CatalogLookup {
   return {
-    getAvatar: cachedGet(
-      bus,
-      cacheInvalidations.avatars,
-      (req) => catalog.getAvatar(req),
-      (req) => req.avatarId,
-      (res) => res.avatar !== undefined,
-    ),
-    getVoice: cachedGet(
-      bus,
-      cacheInvalidations.voices,
-      (req) => catalog.getVoice(req),
-      (req) => req.voiceId,
-      (res) => res.voice !== undefined,
-    ),
+    getAvatar: cachedGet(bus, cacheInvalidations.avatars, (req) => catalog.getAvatar(req), {
+      id: "avatarId",
+      value: "avatar",
+    }),
+    getVoice: cachedGet(bus, cacheInvalidations.voices, (req) => catalog.getVoice(req), {
+      id: "voiceId",
+      value: "voice",
+    }),
   };
 }
