@@ -53,9 +53,9 @@ interface KeyState {
  * A replica takes numbers from the shared count in leases: one compare-and-set adds k to the count and the
  * replica hands out the k numbers it bought, one per hit, without asking again. The first lease of a key
  * in a window takes only the hits waiting for it; each next one may take twice as many as the one before,
- * up to `LEASE_SHARE_OF_LIMIT` of the limit. So a steady flood costs a few writes a second, a trickle is
- * counted exactly as before, and the hits admitted across all replicas never pass the limit: each number
- * is handed out once. What a lease costs is the other way: numbers a replica bought and did not hand out
+ * up to `LEASE_SHARE_OF_LIMIT` of the limit. So a steady flood costs a few writes a second, a limit under
+ * 64 is counted hit by hit as before, and the hits admitted across all replicas never pass the limit: each
+ * number is handed out once. What a lease costs is the other way: numbers a replica bought and did not hand out
  * before the window ended were admitted nowhere (at most the last lease of each replica and key).
  * Once the count has reached the limit, this replica rejects that key's further hits without writing.
  */
@@ -107,10 +107,10 @@ export class KvCounterStore implements CounterStore {
         const states = this.#statesIn(windowId);
         let answered = 0;
         try {
-          answered = answerFrom(states.get(kvKey), batch, 0);
+          const state = states.get(kvKey);
+          answered = answerFrom(state, batch, 0);
           if (answered < batch.length) {
-            const needed = batch.length - answered;
-            const size = Math.max(needed, leaseSize(batch[0]?.limit ?? 1, states.get(kvKey)?.leased ?? 0));
+            const size = leaseSize(batch.length - answered, batch[0]?.limit ?? 1, state?.leased ?? 0);
             answered = answerFrom(await this.#lease(kvKey, size, states), batch, answered);
           }
         } catch (err) {
@@ -175,9 +175,12 @@ function answerFrom(state: KeyState | undefined, batch: Waiter[], from: number):
   return i;
 }
 
-/** Twice the last lease of the key in this window (none: 0), within the share of the limit. */
-function leaseSize(limit: number, lastLease: number): number {
-  return Math.min(Math.max(1, Math.floor(limit * LEASE_SHARE_OF_LIMIT)), lastLease * 2);
+/**
+ * The waiting hits' numbers, or more: twice the key's last lease in this window (none: 0) within the
+ * share of the limit.
+ */
+function leaseSize(waiting: number, limit: number, lastLease: number): number {
+  return Math.max(waiting, Math.min(Math.max(1, Math.floor(limit * LEASE_SHARE_OF_LIMIT)), lastLease * 2));
 }
 
 /** Opens the shared bucket with its short TTL, so old windows vanish without a sweeper. */
