@@ -17,12 +17,14 @@ const { available, ctx } = browserSuite("the embed page's browser tests");
 // The visitors' endpoint is limited per client IP (10/s), and every test here comes from one address.
 beforeEach(atNextSecond);
 
-async function embedUrl(body: Record<string, unknown>): Promise<string> {
+async function createEmbed(body: Record<string, unknown>): Promise<{ embed_id: string; url: string }> {
   const res = await ctx.suite.request("POST", "/v2/embeddings", { headers: key(ctx.suite.apiKey), body });
   const payload = await json(res);
   expect(res.status, JSON.stringify(payload)).toBe(200);
-  return payload.data.url;
+  return payload.data;
 }
+
+const embedUrl = async (body: Record<string, unknown>) => (await createEmbed(body)).url;
 
 /** Screenshots for people to look at (CI keeps .ci/out). */
 const SHOTS = path.resolve(".ci/out/embed");
@@ -157,6 +159,29 @@ describe.skipIf(!available)("the embed page in a browser", () => {
         body: { is_deactivated: false },
       });
     }
+  });
+
+  it("tells a visitor who talked before that its owner has since turned the embed off", async () => {
+    const embed = await createEmbed({ avatar_id: ADA, is_sandbox: true });
+    const page = await open(embed.url);
+    // A first conversation: the gateway and the tokens service now hold the embed in their caches.
+    await button(page, "Start conversation").click();
+    await embedInState(page, "live");
+    await button(page, "End").click();
+    await embedInState(page, "ended");
+
+    const off = await ctx.suite.request("PATCH", `/v2/embeddings/${embed.embed_id}`, {
+      headers: key(ctx.suite.apiKey),
+      body: { is_disabled: true },
+    });
+    expect(off.status).toBe(200);
+    await button(page, "Start again").click();
+    // A cached embed that missed the change would start a conversation here instead.
+    await embedInState(page, "error");
+    await hasTexts(page, "#overlay-message", ["This avatar isn't available right now."]);
+    expect(await page.getByRole("status").textContent()).toBe("This avatar isn't available right now.");
+    expect(await button(page, "Try again").isEnabled()).toBe(true);
+    await page.close();
   });
 
   it("labels its field, announces its status and shows disabled controls as disabled", async () => {
