@@ -144,8 +144,10 @@ describe.skipIf(!available)("the embed page in a browser", () => {
       const page = await open(url);
       await button(page, "Start conversation").click();
       await embedInState(page, "error");
-      await hasTexts(page, "#overlay-message", ["This avatar isn't available right now."]);
-      expect(await page.getByRole("status").textContent()).toBe("This avatar isn't available right now.");
+      // The gateway's visitor_message for reason `unavailable` (why is for the owner to know, not the visitor).
+      const words = "This conversation cannot start right now. Please try again later.";
+      await hasTexts(page, "#overlay-message", [words]);
+      expect(await page.getByRole("status").textContent()).toBe(words);
       // What the visitor sees rendered (textContent would include the page's script).
       // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what is asserted
       const text = (await page.locator(".app").innerText()).toLowerCase();
@@ -178,9 +180,64 @@ describe.skipIf(!available)("the embed page in a browser", () => {
     await button(page, "Start again").click();
     // A cached embed that missed the change would start a conversation here instead.
     await embedInState(page, "error");
-    await hasTexts(page, "#overlay-message", ["This avatar isn't available right now."]);
-    expect(await page.getByRole("status").textContent()).toBe("This avatar isn't available right now.");
+    // The gateway's visitor_message for embed_disabled.
+    const words = "This conversation is not available right now.";
+    await hasTexts(page, "#overlay-message", [words]);
+    expect(await page.getByRole("status").textContent()).toBe(words);
     expect(await button(page, "Try again").isEnabled()).toBe(true);
+    await page.close();
+  });
+
+  it("tells a visitor the gateway's own words for why they cannot start (the embed's hourly limit)", async () => {
+    const embed = await createEmbed({ avatar_id: ADA, is_sandbox: true, max_sessions_per_hour: 1 });
+    // Another visitor has had this hour's only session.
+    expect((await ctx.suite.request("POST", `/embed/${embed.embed_id}/session`)).status).toBe(200);
+    const page = await open(embed.url);
+    await button(page, "Start conversation").click();
+    await embedInState(page, "error");
+    // The gateway's visitor_message for embed_hourly_limit, not the page's own words for a 429.
+    const words = "The avatar has had many visitors this hour. Please try again later.";
+    await hasTexts(page, "#overlay-message", [words]);
+    expect(await page.getByRole("status").textContent()).toBe(words);
+    expect(await button(page, "Try again").isEnabled()).toBe(true);
+    await page.close();
+  });
+
+  it("tells a visitor its own words when the answer has no visitor_message, never a developer's message", async () => {
+    const page = await open(await embedUrl({ avatar_id: ADA, is_sandbox: true }));
+    // What the mint answers in turn (not JSON, no visitor_message, not a string, no body) and what the
+    // visitor is told: each text differs from the one before, so each wait sees its own attempt.
+    const answers = [
+      {
+        status: 503,
+        contentType: "text/html",
+        body: "<h1>Service unavailable</h1>",
+        told: "The avatar is busy right now. Please try again shortly.",
+      },
+      {
+        status: 429,
+        contentType: "application/json",
+        body: JSON.stringify({ code: 4290, data: null, message: "Rate limit exceeded" }),
+        told: "Lots of people are talking to this avatar right now. Please try again in a moment.",
+      },
+      {
+        status: 403,
+        contentType: "application/json",
+        body: JSON.stringify({ code: 4030, data: null, message: "embed is disabled", visitor_message: 42 }),
+        told: "This avatar isn't available right now.",
+      },
+      {
+        status: 404,
+        contentType: "application/json",
+        body: "",
+        told: "This conversation is no longer available.",
+      },
+    ];
+    for (const [i, { told, ...answer }] of answers.entries()) {
+      await page.route("**/embed/*/session", (route) => route.fulfill(answer), { times: 1 });
+      await button(page, i === 0 ? "Start conversation" : "Try again").click();
+      await hasTexts(page, "#overlay-message", [told]);
+    }
     await page.close();
   });
 

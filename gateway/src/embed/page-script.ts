@@ -3,7 +3,8 @@
  * starts it, opens the event socket and watches the avatar over WHEP (a recvonly RTCPeerConnection whose
  * offer is POSTed to /v1/sessions/{id}/whep with the session token). Captions follow the avatar's words
  * as they come; the visitor speaks (microphone as `user.audio`) or types (`avatar.say`). Every failure
- * a visitor can meet is told in plain words; server messages meant for developers are never shown.
+ * a visitor can meet is told in plain words: the gateway's `visitor_message` when its error envelope has
+ * one, else the page's own text for the status; server messages meant for developers are never shown.
  *
  * `window.avatarEmbed` exposes the page's state, peer connection and video element (read-only) for
  * pages that host the embed and for tests.
@@ -64,7 +65,7 @@ function line(kind, text) {
   return p;
 }
 
-/** What a visitor is told when a call fails: never the server's own words. */
+/** What a visitor is told when a failed call's answer has no visitor_message. */
 function friendly(status) {
   if (status === 0) return "We couldn't reach the avatar. Check your connection and try again.";
   if (status === 429) return "Lots of people are talking to this avatar right now. Please try again in a moment.";
@@ -75,7 +76,20 @@ function friendly(status) {
 }
 
 class CallError extends Error {
-  constructor(status) { super(friendly(status)); this.status = status; }
+  constructor(status, text) { super(text || friendly(status)); this.status = status; }
+}
+
+/**
+ * The gateway's words for the visitor, from its error envelope ({ code, data, message, reason,
+ * visitor_message }), or null. Only visitor_message: other endpoints' messages are for developers.
+ */
+async function visitorMessage(res) {
+  try {
+    const text = (await res.json()).visitor_message;
+    return typeof text === "string" ? text : null;
+  } catch {
+    return null;
+  }
 }
 
 async function call(method, path, options = {}) {
@@ -88,7 +102,7 @@ async function call(method, path, options = {}) {
   } catch {
     throw new CallError(0);
   }
-  if (!res.ok) throw new CallError(res.status);
+  if (!res.ok) throw new CallError(res.status, await visitorMessage(res));
   return res;
 }
 
