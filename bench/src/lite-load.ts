@@ -2,7 +2,7 @@
  * `pnpm bench:lite`: N concurrent LITE sessions, each streaming one second of audio every second in real
  * time over the event WebSocket; prints the round trip of each chunk (sent -> agent.audio_buffer_appended
  * received) at p50/p99, the chunks lost, the memory (peak RSS) and CPU use of every process, its write
- * calls and preemptions per chunk, and how many stalls held the chunks over the target's bound, for
+ * calls, page faults and preemptions per chunk, and how many stalls held the chunks over the target's bound, for
  * each level of sessions. Next to each level, the floor measured in the same run: the same clients against a
  * bare `ws` server (its own process) that acknowledges each chunk. The RSS of a group of processes
  * (postgres) is the sum of theirs, so shared memory counts more than once.
@@ -43,7 +43,7 @@ import {
   StreamingSession,
 } from "./lite/streaming-session.js";
 import { fixed, say } from "./print.js";
-import { cpuSeconds, growthReading, mib, preemptions, rssBytes, writeCalls } from "./proc.js";
+import { cpuSeconds, growthReading, mib, pageFaults, preemptions, rssBytes, writeCalls } from "./proc.js";
 
 /** The target: the backend's p99 round trip at most this many times the floor's (issue #11). */
 const TARGET_P99_RATIO = 3;
@@ -110,6 +110,7 @@ try {
     rows.push(`         peak RSS (CPU over the window): ${measured.memory}`);
     rows.push(`         event-loop delay p99/max over the window: ${measured.loopDelays}`);
     rows.push(`         write calls per chunk sent: ${measured.writes}`);
+    rows.push(`         page faults per chunk sent (memory touched anew): ${measured.faults}`);
     rows.push(
       `         preemptions per chunk sent (a thread made to wait while it could run): ${measured.preemptions}`,
     );
@@ -117,7 +118,7 @@ try {
     rows.push(
       `         p99 ratio to the bare-ws floor: ${(measured.backend.p99 / measured.floor.p99).toFixed(2)} (target <= ${TARGET_P99_RATIO}, no chunk lost)`,
     );
-    for (const line of rows.slice(-8)) say(line);
+    for (const line of rows.slice(-9)) say(line);
     if (failed.length > 0 || !keepsUp(measured.backend)) break;
   }
   say("");
@@ -173,8 +174,14 @@ async function floorAroundBackend(
 
   backendSide.trips.reset();
   const peak = new Map<string, number>();
-  let readings: { name: string; cpu: () => number; writes: () => number; preempted: () => number }[] = [];
-  let spent: { name: string; cpu: number; writes: number; preempted: number }[] = [];
+  let readings: {
+    name: string;
+    cpu: () => number;
+    writes: () => number;
+    preempted: () => number;
+    faults: () => number;
+  }[] = [];
+  let spent: { name: string; cpu: number; writes: number; preempted: number; faults: number }[] = [];
   let sampler: NodeJS.Timeout | undefined;
   let loopDelays = "";
   await streamed(backendSide, settings.BENCH_LITE_SECONDS, {
@@ -189,17 +196,19 @@ async function floorAroundBackend(
           writeCalls,
         ),
         preempted: growthReading(() => pids, preemptions),
+        faults: growthReading(() => pids, pageFaults),
       }));
       sampler = setInterval(() => sampleRss(watched, peak), 1_000);
     },
     async end() {
       clearInterval(sampler);
       sampleRss(watched, peak);
-      spent = readings.map(({ name, cpu, writes, preempted }) => ({
+      spent = readings.map(({ name, cpu, writes, preempted, faults }) => ({
         name,
         cpu: cpu(),
         writes: writes(),
         preempted: preempted(),
+        faults: faults(),
       }));
       loopDelays = formatLoopDelays(await readLoopDelays(metricsUrls));
     },
@@ -223,6 +232,7 @@ async function floorAroundBackend(
     loopDelays,
     writes: perChunk((s) => s.writes),
     preemptions: perChunk((s) => s.preempted),
+    faults: perChunk((s) => s.faults),
     stalls: backendSide.trips.stalls(TARGET_P99_RATIO * floor.p99),
   };
 }

@@ -11,6 +11,8 @@
  * of its client backends (an answer per statement, the WAL of a commit): every answer, statement and bus
  * message a process sends is one, and on this VM each costs its writer far more than most of the work
  * around it; a count does not drift with the host's speed as times do.
+ * "page faults/op" counts the memory each process touched anew per operation (proc.ts pageFaults; for
+ * Postgres all of its processes): a process that grows or churns memory under load pays for each.
  *
  * Needs Debian's postgresql-15 (/usr/lib/postgresql/15/bin, or POSTGRES_BIN) and nats-server on the PATH.
  * Settings (environment): BENCH_SECONDS (per measurement, default 10), BENCH_WARMUP_SECONDS (default 3),
@@ -137,6 +139,7 @@ try {
       result,
       cpuMsPerOp: used,
       writesPerOp: writes,
+      faultsPerOp: faults,
     } = await measureLoad(
       s,
       {
@@ -162,6 +165,9 @@ try {
     }
     const writers = names.length > 0 ? names : ["server", "postgres"];
     say(`    write calls/op by process: ${writers.map((n) => `${n} ${fixed(writesOf(n), 2)}`).join(", ")}`);
+    say(
+      `    page faults/op by process: ${writers.map((n) => `${n} ${fixed(faults[n] ?? Number.NaN, 2)}`).join(", ")}`,
+    );
     const statements = environment.pg.statements;
     if (statements) {
       const top = await statements.perOp(result.opsPerSecond * s.seconds, settings.BENCH_PG_STATEMENTS);

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { growthReading, preemptions, wakeups, writeCalls } from "../src/proc.js";
+import { growthReading, pageFaults, preemptions, wakeups, writeCalls } from "../src/proc.js";
 import { isClientBackend } from "../src/servers/postgres.js";
 
 describe("writeCalls", () => {
@@ -31,6 +31,46 @@ describe("writeCalls", () => {
 
   it("is 0 for a process that is not there", () => {
     expect(writeCalls(2 ** 22 + 12345)).toBe(0);
+  });
+});
+
+describe("pageFaults", () => {
+  it("counts the pages a process touches anew: 64 MiB filled once is ~16,384 of them, filled again none", async () => {
+    // A child that fills a buffer of fresh memory when asked "new", the same buffer again when asked "again".
+    const child = spawn(process.execPath, [
+      "-e",
+      [
+        "let b;",
+        "process.stdin.on('data', (d) => {",
+        "  if (String(d).trim() === 'new') b = Buffer.allocUnsafeSlow(64 * 1024 * 1024);",
+        "  b.fill(1);",
+        "  process.stdout.write('done\\n');",
+        "});",
+      ].join(""),
+    ]);
+    const ask = async (what: string) => {
+      child.stdin.write(`${what}\n`);
+      await once(child.stdout, "data");
+    };
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const pid = child.pid as number;
+      const first = growthReading(() => [pid], pageFaults);
+      await ask("new");
+      const fresh = first();
+      const second = growthReading(() => [pid], pageFaults);
+      await ask("again");
+      const again = second();
+      // 4 KiB pages; with transparent huge pages fewer, but far more than a refill's.
+      expect(fresh).toBeGreaterThan(500);
+      expect(again).toBeLessThan(fresh / 10);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("is 0 for a process that is not there", () => {
+    expect(pageFaults(2 ** 22 + 12345)).toBe(0);
   });
 });
 
