@@ -1,3 +1,4 @@
+import { NATS_SERVER_GO_ENV } from "@avatar/testkit";
 import type { IDeployment, IStatefulSet } from "kubernetes-models/apps/v1";
 import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import type { IJob } from "kubernetes-models/batch/v1";
@@ -247,10 +248,12 @@ describe.skipIf(!kubectl)(`kubectl kustomize (${kubectl ?? "kubectl not on PATH"
       expect(container("postgres")?.image).toMatch(/^postgres:15\b/);
       expect(container("nats")?.image).toMatch(/^nats:2\.(9|1\d)\b/);
       expect(container("nats")?.args).toContain("--jetstream");
-      // The garbage collector's setting that tests and benchmarks run nats-server with (testkit's
-      // NATS_SERVER_GOGC), and a soft memory limit under the container's.
+      // The Go settings that tests and benchmarks run nats-server with, and a soft memory limit under
+      // the container's.
       const nats = container("nats");
-      expect(nats && envValue(nats, "GOGC", resources)).toBe("400");
+      for (const [name, value] of Object.entries(NATS_SERVER_GO_ENV)) {
+        expect(nats && envValue(nats, name, resources)).toBe(value);
+      }
       expect(nats && envValue(nats, "GOMEMLIMIT", resources)).toBe("384MiB");
     });
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import {
   builtEntry,
   type NatsServerHandle,
-  natsServerGogc,
+  natsServerGoEnv,
   repoRoot,
   startNatsServer,
 } from "@avatar/testkit";
@@ -47,7 +47,7 @@ export async function startBenchEnvironment(options: {
   const built = existsSync(path.join(repoRoot, builtEntry("gateway/src/main.ts")));
   const fromSource = options.fromSource || !built;
   const { execFileSync } = await import("node:child_process");
-  const natsVersion = `${execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim()} (GOGC=${natsServerGogc()})`;
+  const natsVersion = `${execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim()} (GOGC=${natsServerGoEnv().GOGC}, GODEBUG=${natsServerGoEnv().GODEBUG})`;
   return {
     pg,
     nats,
