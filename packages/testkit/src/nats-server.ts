@@ -46,7 +46,7 @@ const SERVER_CONFIG = "max_payload: 8MB\n";
  * MADV_DONTNEED, so the pages the server takes again (it does, at every cycle of that heap) are not
  * faulted in anew; the kernel reclaims them only when it needs memory. At 1,000 LITE sessions the server
  * took 2.86 page faults per chunk with Go's default and 0.00 with this (pnpm bench:lite, 2026-12-07), on
- * a host where each costs ~16 µs; its resident memory reads higher (58 -> 76 MiB), since pages freed
+ * a host where each costs ~16 µs; its resident memory reads higher (58 -> 76-173 MiB), since pages freed
  * lazily count until they are reclaimed.
  */
 export const NATS_SERVER_GO_ENV = { GOGC: "400", GODEBUG: "madvdontneed=0" } as const;
