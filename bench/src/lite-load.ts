@@ -105,20 +105,19 @@ try {
       `  ${sessions.length} sessions open (${((performance.now() - t0) / 1000).toFixed(1)} s to open the new ones)`,
     );
     const measured = await floorAroundBackend(floorSide, backendSide, groups(), backend.metricsUrls);
-    rows.push(row("bare ws", level, measured.floor, floorFailed));
-    rows.push(row(settings.BENCH_LITE_TOPOLOGY, level, measured.backend, failed));
-    rows.push(`         peak RSS (CPU over the window): ${measured.memory}`);
-    rows.push(`         event-loop delay p99/max over the window: ${measured.loopDelays}`);
-    rows.push(`         write calls per chunk sent: ${measured.writes}`);
-    rows.push(`         page faults per chunk sent (memory touched anew): ${measured.faults}`);
-    rows.push(
+    const levelRows = [
+      row("bare ws", level, measured.floor, floorFailed),
+      row(settings.BENCH_LITE_TOPOLOGY, level, measured.backend, failed),
+      `         peak RSS (CPU over the window): ${measured.memory}`,
+      `         event-loop delay p99/max over the window: ${measured.loopDelays}`,
+      `         write calls per chunk sent: ${measured.writes}`,
+      `         page faults per chunk sent (memory touched anew): ${measured.faults}`,
       `         preemptions per chunk sent (a thread made to wait while it could run): ${measured.preemptions}`,
-    );
-    rows.push(`         ${stallLine(measured.stalls)}`);
-    rows.push(
+      `         ${stallLine(measured.stalls)}`,
       `         p99 ratio to the bare-ws floor: ${(measured.backend.p99 / measured.floor.p99).toFixed(2)} (target <= ${TARGET_P99_RATIO}, no chunk lost)`,
-    );
-    for (const line of rows.slice(-9)) say(line);
+    ];
+    rows.push(...levelRows);
+    for (const line of levelRows) say(line);
     if (failed.length > 0 || !keepsUp(measured.backend)) break;
   }
   say("");

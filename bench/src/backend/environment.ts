@@ -47,7 +47,8 @@ export async function startBenchEnvironment(options: {
   const built = existsSync(path.join(repoRoot, builtEntry("gateway/src/main.ts")));
   const fromSource = options.fromSource || !built;
   const { execFileSync } = await import("node:child_process");
-  const natsVersion = `${execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim()} (GOGC=${natsServerGoEnv().GOGC}, GODEBUG=${natsServerGoEnv().GODEBUG})`;
+  const go = natsServerGoEnv();
+  const natsVersion = `${execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim()} (GOGC=${go.GOGC}, GODEBUG=${go.GODEBUG})`;
   return {
     pg,
     nats,
