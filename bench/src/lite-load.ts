@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:lite`: N concurrent LITE sessions, each streaming one second of audio every second in real
  * time over the event WebSocket; prints the round trip of each chunk (sent -> agent.audio_buffer_appended
- * received) at p50/p99, the chunks lost, the memory (peak RSS) and CPU use of every process, its write
+ * received) at p50/p99, the chunks lost, the memory (peak RSS, and what it keeps at rest after the load) and CPU use of every process, its write
  * calls, page faults and preemptions per chunk, and how many stalls held the chunks over the target's bound, for
  * each level of sessions. Next to each level, the floor measured in the same run: the same clients against a
  * bare `ws` server (its own process) that acknowledges each chunk. The RSS of a group of processes
@@ -28,6 +28,7 @@
 
 import { cpus, loadavg } from "node:os";
 import { env, readConfig } from "@avatar/runtime";
+import { AT_REST_MS } from "./at-rest.js";
 import type { Backend } from "./backend/backend.js";
 import { startBenchEnvironment } from "./backend/environment.js";
 import { prepareSpace } from "./backend/prepare.js";
@@ -43,10 +44,22 @@ import {
   StreamingSession,
 } from "./lite/streaming-session.js";
 import { fixed, say } from "./print.js";
-import { cpuSeconds, growthReading, mib, pageFaults, preemptions, rssBytes, writeCalls } from "./proc.js";
+import {
+  cpuSeconds,
+  growthReading,
+  mallocHeapBytes,
+  mib,
+  pageFaults,
+  preemptions,
+  rssBytes,
+  writeCalls,
+} from "./proc.js";
 
 /** The target: the backend's p99 round trip at most this many times the floor's (issue #11). */
 const TARGET_P99_RATIO = 3;
+
+/** The second reading of what processes keep after the load (restAfterLoad). */
+const LONG_REST_MS = 120_000;
 
 const settings = readConfig({
   BENCH_LITE_SESSIONS: env.string({ default: "1000" }),
@@ -125,6 +138,7 @@ try {
   say("against   sessions sent    acked   lost  p50        p99        max        fails  keeps up");
   for (const line of rows) say(line);
   say("keeps up: no chunk lost, no error or closed socket, p99 under the 1 s between chunks");
+  for (const line of await restAfterLoad(groups())) say(line);
   for (const text of backend.exited()) say(`\n${text}`);
 } finally {
   await Promise.all(sessions.map((s) => s.stop()));
@@ -289,6 +303,30 @@ function stallLine(stalls: Stalls): string {
 
 function groups() {
   return [...(backend?.processes() ?? []), { name: "bench clients", pids: [process.pid] }];
+}
+
+/**
+ * What each process keeps after the load (the idle target is 80 MiB a service): every session ended, its
+ * RSS once it has been at rest for AT_REST_MS (as `pnpm bench` reads idle RSS) and again after
+ * LONG_REST_MS, by when V8's memory reducer has shrunk the busy processes' heaps (it took 60-110 s after
+ * 1,000 sessions on 2026-12-07); in parentheses the part that is malloc's main arena (proc.ts
+ * mallocHeapBytes), which V8's collections do not give back.
+ */
+async function restAfterLoad(watched: { name: string; pids: number[] }[]): Promise<string[]> {
+  await Promise.all(sessions.splice(0).map((s) => s.stop()));
+  const services = watched.filter((w) => w.name !== "bench clients");
+  const lines: string[] = [];
+  let rested = 0;
+  for (const at of [AT_REST_MS, LONG_REST_MS]) {
+    await sleep(at - rested);
+    rested = at;
+    const kept = services.map(({ name, pids }) => {
+      const sum = (bytes: (pid: number) => number) => pids.reduce((total, pid) => total + bytes(pid), 0);
+      return `${name} ${mib(sum(rssBytes))} (${mib(sum(mallocHeapBytes))})`;
+    });
+    lines.push(`RSS at rest ${at / 1000} s after every session ended (malloc's heap): ${kept.join(", ")}`);
+  }
+  return lines;
 }
 
 function sampleRss(watched: { name: string; pids: number[] }[], peak: Map<string, number>): void {

@@ -28,6 +28,7 @@
  */
 import { cpus, loadavg } from "node:os";
 import { env, readConfig } from "@avatar/runtime";
+import { AT_REST_MS } from "./at-rest.js";
 import type { Backend } from "./backend/backend.js";
 import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js";
 import {
@@ -47,9 +48,6 @@ import { measureLoad } from "./load/measure.js";
 import type { LoadResult, Scenario } from "./load/scenario.js";
 import { fixed, say } from "./print.js";
 import { cpuSeconds, growthReading, mib, rssBytes, wakeups } from "./proc.js";
-
-/** How long processes rest before their idle RSS is read: V8's memory reducer collects within ~20 s. */
-const IDLE_SETTLE_MS = 25_000;
 
 /** The measurement group of Postgres's client backends. */
 const POSTGRES_CLIENTS = "postgres clients";
@@ -241,7 +239,7 @@ try {
 }
 
 /**
- * RSS 2 s after the processes were ready, and once they have been at rest for IDLE_SETTLE_MS: what start-up
+ * RSS 2 s after the processes were ready, and once they have been at rest for AT_REST_MS: what start-up
  * left (V8 keeps its garbage until the heap's limit or its memory reducer calls for a collection, which
  * it does after some seconds of rest; NODE_FLAGS raise that limit) and what an idle process keeps. Over
  * that rest, what an idle process costs the host: its CPU time and its wake-ups a second (timers, polls
@@ -258,8 +256,8 @@ async function idleFigures(backend: Backend, label: string): Promise<string[]> {
     cpu: growthReading(pidsOf(p.name), cpuSeconds),
     wakeups: growthReading(pidsOf(p.name), wakeups),
   }));
-  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
-  const seconds = IDLE_SETTLE_MS / 1000;
+  await new Promise((r) => setTimeout(r, AT_REST_MS));
+  const seconds = AT_REST_MS / 1000;
   return measured().map((p) => {
     const rest = atRest.find((r) => r.name === p.name);
     return (
@@ -309,7 +307,7 @@ function report(processTable: string[]): void {
   if (processTable.length > 0) {
     say("");
     say(
-      `${"process".padEnd(34)}${"start->ready".padEnd(14)}${"RSS at 2 s".padEnd(14)}${`idle RSS (${IDLE_SETTLE_MS / 1000} s more)`.padEnd(22)}` +
+      `${"process".padEnd(34)}${"start->ready".padEnd(14)}${"RSS at 2 s".padEnd(14)}${`idle RSS (${AT_REST_MS / 1000} s more)`.padEnd(22)}` +
         `${"idle CPU ms/s".padEnd(16)}wake-ups/s`,
     );
     for (const line of processTable) say(line);

@@ -44,6 +44,23 @@ export function pageFaults(pid: number): number {
 }
 
 /**
+ * Resident bytes of `pid`'s `[heap]` mapping (/proc/<pid>/smaps; 0 when it is gone): glibc malloc's main
+ * arena, where a Node process's Buffers and other native allocations below malloc's mmap threshold live.
+ * Memory freed there stays resident until the arena's top is free to trim, so after a burst of sockets
+ * and Buffers it is what a process keeps at rest once V8 has shrunk its own heap.
+ */
+export function mallocHeapBytes(pid: number): number {
+  let smaps: string;
+  try {
+    smaps = readFileSync(`/proc/${pid}/smaps`, "utf8");
+  } catch {
+    return 0;
+  }
+  const heap = /^[0-9a-f]+-[0-9a-f]+ .*\[heap\]\n(?:[A-Za-z_]+:.*\n)*?Rss:\s+(\d+) kB/m.exec(smaps);
+  return heap ? Number(heap[1]) * 1024 : 0;
+}
+
+/**
  * Times the kernel took the CPU from one of `pid`'s threads while it could still run
  * (`nonvoluntary_ctxt_switches`, summed over /proc/<pid>/task/*; 0 when it is gone). On two cores shared
  * by a dozen busy processes a message waits for each of these on its way, so their number per chunk says

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { growthReading, pageFaults, preemptions, wakeups, writeCalls } from "../src/proc.js";
+import { growthReading, mallocHeapBytes, pageFaults, preemptions, wakeups, writeCalls } from "../src/proc.js";
 import { isClientBackend } from "../src/servers/postgres.js";
 
 describe("writeCalls", () => {
@@ -71,6 +71,38 @@ describe("pageFaults", () => {
 
   it("is 0 for a process that is not there", () => {
     expect(pageFaults(2 ** 22 + 12345)).toBe(0);
+  });
+});
+
+describe("mallocHeapBytes", () => {
+  it("reads the resident part of malloc's main arena: 64 MiB of 64 KiB Buffers kept there grow it by about that", async () => {
+    // Buffers of 64 KiB are below glibc's mmap threshold (128 KiB), so malloc takes them from [heap].
+    const child = spawn(process.execPath, [
+      "-e",
+      [
+        "const kept = [];",
+        "process.stdin.on('data', () => {",
+        "  for (let i = 0; i < 1024; i++) kept.push(Buffer.allocUnsafeSlow(64 * 1024).fill(1));",
+        "  process.stdout.write('done\\n');",
+        "});",
+      ].join(""),
+    ]);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const pid = child.pid as number;
+      const before = mallocHeapBytes(pid);
+      child.stdin.write("go\n");
+      await once(child.stdout, "data");
+      const grown = mallocHeapBytes(pid) - before;
+      expect(grown).toBeGreaterThan(60 * 1024 * 1024);
+      expect(grown).toBeLessThan(80 * 1024 * 1024);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("is 0 for a process that is not there", () => {
+    expect(mallocHeapBytes(2 ** 22 + 12345)).toBe(0);
   });
 });
 
