@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import { postJson } from "../gateway-post.js";
 import type { RoundTrips } from "./round-trips.js";
 
 const CHUNK_MS = 1_000;
@@ -13,17 +14,6 @@ export const SECOND_OF_AUDIO = (() => {
   return pcm.toString("base64");
 })();
 
-async function post(url: string, headers: Record<string, string>, body: unknown) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
-  const payload = (await res.json().catch(() => null)) as { data?: Record<string, string> } | null;
-  if (res.status >= 300) throw new Error(`${new URL(url).pathname} ${res.status}`);
-  return payload?.data ?? {};
-}
-
 /** Where a session's socket comes from: the gateway (mint, start, ws_url) or the bare-ws floor. */
 export interface SessionSource {
   /** The URL to connect to, and what to do when the session is done. */
@@ -34,16 +24,16 @@ export interface SessionSource {
 export function gatewaySession(gatewayUrl: string, apiKey: string, avatarId: string): SessionSource {
   return {
     open: async () => {
-      const minted = await post(
+      const minted = await postJson(
         `${gatewayUrl}/v1/sessions/token`,
         { "X-API-KEY": apiKey },
         { avatar_id: avatarId, mode: "LITE" },
       );
       const bearer = { Authorization: `Bearer ${minted.session_token ?? ""}` };
-      const started = await post(`${gatewayUrl}/v1/sessions/start`, bearer, {});
+      const started = await postJson(`${gatewayUrl}/v1/sessions/start`, bearer, {});
       return {
         wsUrl: started.ws_url ?? "",
-        close: () => post(`${gatewayUrl}/v1/sessions/stop`, bearer, {}).then(() => {}),
+        close: () => postJson(`${gatewayUrl}/v1/sessions/stop`, bearer, {}).then(() => {}),
       };
     },
   };
