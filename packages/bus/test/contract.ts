@@ -301,6 +301,18 @@ export function busContract(name: string, makeBus: () => Promise<BusUnderTest>):
         expect(got.every((m) => m.deliveryCount === 1 && m.subject === `events.${id}.early`)).toBe(true);
       });
 
+      it("made at once, without awaiting each, are stored and delivered in the order they were made", async () => {
+        // What the outbox relies on when it sends a batch at once (packages/runtime/src/outbox.ts).
+        const numbers = Array.from({ length: 200 }, (_, n) => String(n));
+        await Promise.all(
+          numbers.map((n) => bus.publishDurable(`events.${id}.batch`, text(n), { msgId: `b${id}-${n}` })),
+        );
+        const got: string[] = [];
+        await bus.consumeDurable(`events.${id}.batch`, `batch${id}`, (m) => void got.push(str(m.data)));
+        await waitFor("200 events", () => got.length === 200);
+        expect(got).toEqual(numbers);
+      });
+
       it("are handled once per consumer name across its subscriptions, and by every name", async () => {
         const count = 30;
         const handledBy: string[][] = [[], []];

@@ -134,8 +134,14 @@ export class OutboxPublisher {
   }
 
   /**
-   * One batch, in order, under row locks so that replicas publish disjoint batches. A row goes once its
-   * publish resolved; a failure leaves it (and those after it) for the next run. (Taking the batch with
+   * One batch, under row locks so that replicas publish disjoint batches. Its events are sent at once, in
+   * order, each publish awaiting its own acknowledgement: one after the other, a batch took a round trip
+   * to NATS per event, and under load a session's `started` event reached its pipeline worker after the
+   * worker had given up waiting for it and asked the sessions service instead (2026-12-07, `pnpm
+   * bench:phases` as processes: two GetSessionConfig calls per session, none once sent at once). The rows
+   * up to the first failed publish go; that one and all after it stay for the next run, in order, so the
+   * ones after it that did go out are sent again (at least once; the bus drops a repeat by its message
+   * id), and may have reached their consumers before it, as a redelivery may anyway. (Taking the batch with
    * one `delete ... where id in (select ... skip locked) returning` was tried: Postgres planned it as a
    * semi join over two scans of the outbox and spent ~10 % more per session lifecycle, 2026-11-24.)
    */
@@ -149,17 +155,15 @@ export class OutboxPublisher {
         .forUpdate()
         .skipLocked()
         .execute();
-      const done: string[] = [];
-      let failure: unknown;
-      for (const row of rows) {
-        try {
-          await this.bus.publishDurable(row.subject, new Uint8Array(row.payload), { msgId: row.msg_id });
-          done.push(row.id);
-        } catch (err) {
-          failure = err;
-          break;
-        }
-      }
+      const outcomes = await Promise.allSettled(
+        rows.map((row) =>
+          this.bus.publishDurable(row.subject, new Uint8Array(row.payload), { msgId: row.msg_id }),
+        ),
+      );
+      const failed = outcomes.findIndex((o) => o.status === "rejected");
+      const done = (failed === -1 ? rows : rows.slice(0, failed)).map((row) => row.id);
+      const rejected = outcomes[failed];
+      const failure = rejected?.status === "rejected" ? { reason: rejected.reason as unknown } : undefined;
       // `= any($1)`, not `in ($1, ..., $n)`: one statement text (one prepared statement) for any batch.
       if (done.length > 0) {
         await trx
@@ -169,7 +173,7 @@ export class OutboxPublisher {
       }
       return { count: rows.length, failure };
     });
-    if (failure !== undefined) throw failure;
+    if (failure) throw failure.reason;
     return count;
   }
 }
