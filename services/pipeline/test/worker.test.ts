@@ -14,6 +14,7 @@ import {
   SessionEndedSchema,
   SessionEndReason,
   SessionSchema,
+  SessionStartedSchema,
   SessionState,
   type SessionsService,
 } from "@avatar/contracts/sessions";
@@ -255,6 +256,54 @@ describe("PipelineWorker", () => {
     await flush();
     expect(r.worker.sessionIds).toEqual([b.id]);
     expect(await r.assign(c.id)).toBe("w1");
+  });
+
+  it("begins a session when its start's event says the start was recorded for it, without asking", async () => {
+    const r = rig();
+    const config = create(SessionConfigSchema, { mode: SessionMode.LITE });
+    const [mine, theirs] = [r.newSession(), r.newSession()];
+    for (const s of [mine, theirs]) expect(await r.assign(s.id, false, { session: s, config })).toBe("w1");
+    const recorded = (s: Session, workerId: string) =>
+      publishEvent(
+        r.bus,
+        topics.sessionStarted,
+        create(SessionStartedSchema, {
+          session: { ...s, state: SessionState.STARTED, pipelineWorkerId: workerId, pipelineEpoch: 1 },
+        }),
+        s.id,
+      );
+    await recorded(mine, "w1");
+    // Two starts of one session each had a worker assigned: the one recorded runs it.
+    await recorded(theirs, "w2");
+    await flush();
+    expect(r.worker.runner(mine.id)?.serving).toBe(true);
+    expect(r.worker.sessionIds).toEqual([mine.id]);
+    // Past the moment a runner asks when no event came.
+    r.clock.advance(2_000);
+    await flush();
+    expect(r.configAsked).toEqual([]);
+  });
+
+  it("waits for the recorded takeover, not a start's event, before running a session it takes over", async () => {
+    const r = rig();
+    const config = create(SessionConfigSchema, { mode: SessionMode.LITE });
+    const s = r.newSession();
+    Object.assign(s, { state: SessionState.STARTED, pipelineWorkerId: "w0", pipelineEpoch: 1 });
+    expect(await r.assign(s.id, true, { session: s, config })).toBe("w1");
+    await publishEvent(
+      r.bus,
+      topics.sessionStarted,
+      create(SessionStartedSchema, { session: { ...s, pipelineWorkerId: "w1" } }),
+      s.id,
+    );
+    await flush();
+    expect(r.worker.runner(s.id)?.serving).toBe(false);
+    // Recorded for it under the next epoch: its next check finds it so.
+    Object.assign(s, { pipelineWorkerId: "w1", pipelineEpoch: 2 });
+    r.clock.advance(500);
+    await flush();
+    expect(r.worker.runner(s.id)?.serving).toBe(true);
+    expect(r.configAsked).toEqual([s.id]);
   });
 
   it("renews its leases under each session's epoch, and stops at once the sessions the answer says it lost", async () => {

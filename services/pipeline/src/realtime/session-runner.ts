@@ -277,8 +277,19 @@ export class SessionRunner {
 
   // ---- ownership: the start (or takeover) that assigned this worker must be recorded for it ----
 
-  private confirm(): Promise<void> {
-    this.confirming ??= this.checkAssignment()
+  /**
+   * The start that assigned this worker was recorded: its `session.started` event, with the session as
+   * recorded. The runner goes on as if it had asked (checkAssignment), without the call: a start costs
+   * the sessions service one read and the pipeline one request fewer. A takeover has no such event, and
+   * a runner already asking waits for its answer.
+   */
+  recorded(session: Session): Promise<void> {
+    if (this.phase !== "pending" || this.takeover || session.id !== this.sessionId) return Promise.resolve();
+    return this.confirm(() => Promise.resolve(session));
+  }
+
+  private confirm(read: () => Promise<Session | undefined> = () => this.reports.current()): Promise<void> {
+    this.confirming ??= this.checkAssignment(read)
       .catch((err: unknown) => {
         this.log.warn("could not read the session's state", { err });
         this.retryConfirm();
@@ -289,9 +300,9 @@ export class SessionRunner {
     return this.confirming;
   }
 
-  private async checkAssignment(): Promise<void> {
+  private async checkAssignment(read: () => Promise<Session | undefined>): Promise<void> {
     if (this.phase !== "pending") return;
-    const session = await this.reports.current();
+    const session = await read();
     if (!session || this.phase !== "pending") return;
     if (session.state === SessionState.ENDED) return this.finish(session.endReason);
     if (session.state !== SessionState.STARTED) return this.retryConfirm();

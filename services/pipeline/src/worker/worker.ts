@@ -6,7 +6,12 @@ import {
   WorkerHeartbeatAckSchema,
   WorkerHeartbeatSchema,
 } from "@avatar/contracts/pipeline";
-import { SessionEndedSchema, SessionState, type SessionsService } from "@avatar/contracts/sessions";
+import {
+  SessionEndedSchema,
+  SessionStartedSchema,
+  SessionState,
+  type SessionsService,
+} from "@avatar/contracts/sessions";
 import {
   isUuid,
   type Logger,
@@ -82,6 +87,7 @@ export class PipelineWorker {
     const { bus } = this.deps;
     this.subscriptions = [
       bus.serve(realtimeSubjects.assign, (msg) => this.assign(msg), { queue: realtimeSubjects.workerQueue }),
+      bus.subscribe(topics.sessionStarted.subject, (msg) => this.sessionStarted(msg)),
       bus.subscribe(topics.sessionEnded.subject, (msg) => this.sessionEnded(msg)),
     ];
     this.heartbeat();
@@ -183,6 +189,13 @@ export class PipelineWorker {
         void work.finally(() => this.pending.delete(work));
       },
     };
+  }
+
+  /** A start was recorded: the runner it assigned here goes on without asking (SessionRunner.recorded). */
+  private async sessionStarted(msg: BusMessage): Promise<void> {
+    const { session } = fromBinary(SessionStartedSchema, msg.data);
+    const runner = session ? this.runners.get(session.id) : undefined;
+    if (session && runner) await runner.recorded(session);
   }
 
   private async sessionEnded(msg: BusMessage): Promise<void> {
