@@ -1,15 +1,7 @@
 import { creditsCharged, type JoinedInsert } from "@avatar/runtime";
-import {
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  type QueryCreator,
-  type SqlBool,
-  sql,
-  type Transaction,
-} from "kysely";
+import { type Kysely, type QueryCreator, sql, type Transaction, type Updateable } from "kysely";
 import { type VersionedRow, versionColumn } from "./repository.js";
-import type { SessionModeValue, SessionSourceValue, SessionsDatabase } from "./schema.js";
+import type { SessionModeValue, SessionSourceValue, SessionsDatabase, SessionTable } from "./schema.js";
 
 /**
  * Credits: one balance per space and the append-only ledger it follows. Every change of a balance is
@@ -130,36 +122,37 @@ interface SessionMoney {
 }
 
 /**
- * One statement that holds minute 0 (the session's rate) for the session `sessionId` when `only` holds of
- * its row: the debit of the space's balance when it covers it, the escrow's ledger row and the session's
- * escrow, all or none; `updated` answers the session as held, with its new version. The session's row is
- * locked first, then the balance: every start in the space needs that one row, so callers make the hold
- * their last write, and the lock is held for the commit alone.
+ * Holds `amount` for a starting session and records the hold on the session (`changes`): the debit, its
+ * ledger row and the session's update in one statement, all or none. Answers the updated session with
+ * its new version, or undefined (nothing changed) when the balance cannot cover it, or when `version`
+ * is given and the session is no longer that version (the caller then decides again under the row's
+ * lock). The debit locks the space's balance, which every start in the space needs, until the
+ * transaction ends: callers make it their last write, so the lock is held for the commit alone.
  */
-function holdStatement(
+export async function holdEscrow(
   db: Db,
-  sessionId: string,
-  at: Date,
-  only: (eb: ExpressionBuilder<SessionsDatabase, "sessions">) => Expression<SqlBool>,
-) {
-  return db
-    .with("target", (q) =>
-      q
-        .selectFrom("sessions")
-        .select(["id", "space_id", "credit_rate"])
-        .where("id", "=", sessionId)
-        .where(only)
-        .forUpdate(),
-    )
-    .with("debited", (q) =>
-      q
-        .updateTable("credit_accounts")
-        .from("target")
-        .set({ balance: sql`credit_accounts.balance - target.credit_rate`, updated_at: at })
-        .whereRef("credit_accounts.space_id", "=", "target.space_id")
-        .whereRef("credit_accounts.balance", ">=", "target.credit_rate")
-        .returning(["credit_accounts.space_id", "target.id", "target.credit_rate"]),
-    )
+  m: SessionMoney,
+  changes: Updateable<SessionTable>,
+  version?: string,
+): Promise<VersionedRow | undefined> {
+  // With a version, the debit is made only while the session is that version (its row locked).
+  const base = (
+    version
+      ? db.with("target", (q) =>
+          q
+            .selectFrom("sessions")
+            .select("id")
+            .where("id", "=", m.sessionId)
+            .where(sql<boolean>`xmin = ${version}::xid`)
+            .forUpdate(),
+        )
+      : db
+  ) as QueryCreator<SessionsDatabase>;
+  return base
+    .with("debited", (q) => {
+      const debit = debitQuery(q, m.spaceId, m.amount, m.at);
+      return version ? debit.where(sql<boolean>`exists (select from target)`) : debit;
+    })
     .with("held", (q) =>
       q
         .insertInto("ledger")
@@ -178,84 +171,21 @@ function holdStatement(
             .select([
               "debited.space_id",
               sql<string>`'escrow'`.as("kind"),
-              sql<string>`(-debited.credit_rate)::numeric`.as("amount"),
-              "debited.id",
+              sql<string>`${String(-m.amount)}::numeric`.as("amount"),
+              sql<string>`${m.sessionId}::uuid`.as("session_id"),
               sql<null>`null::integer`.as("minute_index"),
               sql<null>`null::text`.as("idempotency_key"),
-              sql<Date>`${at}::timestamptz`.as("created_at"),
+              sql<Date>`${m.at}::timestamptz`.as("created_at"),
             ]),
         ),
     )
-    .with("updated", (q) =>
-      q
-        .updateTable("sessions")
-        .from("debited")
-        .set({ escrow_amount: sql`debited.credit_rate`, updated_at: at })
-        .whereRef("sessions.id", "=", "debited.id")
-        .returningAll("sessions")
-        .returning(sql<string>`sessions.xmin::text`.as("version")),
-    );
-}
-
-/**
- * Holds minute 0 of a starting session whose row the caller read (CREATED, a rate, no escrow yet).
- * Answers the session as held, with its new version, or undefined (nothing changed) when the balance
- * cannot cover it, or when `version` is given and the session is no longer that version (the caller
- * then decides again under the row's lock).
- */
-export function holdEscrow(
-  db: Db,
-  sessionId: string,
-  at: Date,
-  version?: string,
-): Promise<VersionedRow | undefined> {
-  return holdStatement(db, sessionId, at, () =>
-    version ? sql<boolean>`xmin = ${version}::xid` : sql<boolean>`true`,
-  )
-    .selectFrom("updated")
-    .selectAll()
+    .updateTable("sessions")
+    .set(changes)
+    .where("id", "=", m.sessionId)
+    .where(sql<boolean>`exists (select from debited)`)
+    .returningAll()
+    .returning(versionColumn)
     .executeTakeFirst();
-}
-
-/** A session as one statement found it, and whether that statement held its minute 0 (holdOrRead). */
-export interface HeldOrRead {
-  row: VersionedRow;
-  held: boolean;
-}
-
-/**
- * The first step of a start in one statement: minute 0 is held, as holdEscrow does, when the session
- * needs it and nothing else is in the way (CREATED, in `spaceId` when given, its start deadline not
- * passed at `at`, a rate, no escrow yet, a balance that covers it); otherwise the row is answered as it
- * is, with its version, for the caller to decide on (held: false). Undefined: no such session. A start
- * used to read the row and then hold: one round trip fewer for every start that pays.
- */
-export async function holdOrRead(
-  db: Kysely<SessionsDatabase>,
-  s: { sessionId: string; spaceId: string | undefined; at: Date },
-): Promise<HeldOrRead | undefined> {
-  const found = await holdStatement(db, s.sessionId, s.at, (eb) =>
-    eb.and([
-      sql<boolean>`state = 'CREATED' and escrow_amount = 0 and credit_rate > 0`,
-      eb.or([eb("start_deadline_at", "is", null), eb("start_deadline_at", ">", s.at)]),
-      ...(s.spaceId === undefined ? [] : [eb("space_id", "=", s.spaceId.toLowerCase())]),
-    ]),
-  )
-    .selectFrom("updated")
-    .selectAll()
-    .select(sql<boolean>`true`.as("held"))
-    .unionAll((eb) =>
-      eb
-        .selectFrom("sessions")
-        .selectAll()
-        .select([versionColumn, sql<boolean>`false`.as("held")])
-        .where("id", "=", s.sessionId)
-        .where(sql<boolean>`not exists (select from updated)`),
-    )
-    .executeTakeFirst();
-  if (!found) return undefined;
-  const { held, ...row } = found;
-  return { row, held };
 }
 
 /** Gives a held amount back (the start failed, or the session ended before it completed). */

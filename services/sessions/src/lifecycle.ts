@@ -17,7 +17,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { type Kysely, sql, type Transaction, type Updateable } from "kysely";
 import type { CreationBatch } from "./created-insert.js";
 import { createSession, type NewSession } from "./creation.js";
-import { chargeMinute, holdEscrow, holdOrRead, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
+import { chargeMinute, holdEscrow, releaseEscrow, settleEscrowAsFirstMinute } from "./ledger.js";
 import { sessionToProto } from "./mapping.js";
 import { countTransition } from "./metrics.js";
 import type { VersionedRow } from "./repository.js";
@@ -29,12 +29,6 @@ import { nextDueStep } from "./timers.js";
 import { announcement, endOf, endSession, endsAlone, offerToOtherWorkers, settle } from "./transitions.js";
 
 type Trx = Transaction<SessionsDatabase>;
-
-/** How to make an operation as one statement on a row read with its version (`unlocked`), if it can be. */
-type Plan<T> = (
-  row: VersionedRow,
-  now: Date,
-) => ((db: Kysely<SessionsDatabase>) => Promise<T | undefined>) | undefined;
 
 export interface LifecycleDeps {
   db: Kysely<SessionsDatabase>;
@@ -162,13 +156,13 @@ export class SessionLifecycle {
    */
   async start(spaceId: string, sessionId: string): Promise<StartedSession> {
     const first =
-      (await this.holdFirst(sessionId, spaceId)) ??
+      (await this.unlocked(sessionId, spaceId, (row, now) => this.holdUnlocked(row, now))) ??
       (await this.withSession(sessionId, spaceId, async (trx, row, now) => {
         if (row.state === "ENDED") throw sessionEnded();
         if (row.state === "STARTED") return this.answerStart(trx, row, now);
         if (row.credit_rate > 0 && row.escrow_amount === 0) {
           // Last: the hold locks the space's balance until the commit.
-          const held = await holdEscrow(trx, row.id, now);
+          const held = await holdEscrow(trx, this.money(row, now), this.holdChanges(row, now));
           if (!held) throw insufficientCredits();
           return held;
         }
@@ -218,16 +212,8 @@ export class SessionLifecycle {
     return { spaceId: row.space_id, sessionId: row.id, amount: row.credit_rate, at: now };
   }
 
-  /**
-   * The first step of a start without a lock: the hold of minute 0 made by the statement that reads the
-   * row (the common case), or decided on the row it read as `unlocked` decides. Undefined: the locked path.
-   */
-  private async holdFirst(sessionId: string, spaceId: string | undefined): Promise<VersionedRow | undefined> {
-    if (!isUuid(sessionId) || (spaceId !== undefined && !isUuid(spaceId))) return undefined;
-    const found = await holdOrRead(this.deps.db, { sessionId, spaceId, at: this.deps.now() });
-    if (!found) return undefined;
-    if (found.held) return found.row;
-    return this.onVersion(found.row, spaceId, (row, now) => this.holdUnlocked(row, now));
+  private holdChanges(row: SessionRow, now: Date) {
+    return { escrow_amount: row.credit_rate, updated_at: now } satisfies Updateable<SessionTable>;
   }
 
   /** The first step of a start as one statement: the hold, or the row as it is when none is needed. */
@@ -235,7 +221,7 @@ export class SessionLifecycle {
     if (row.state !== "CREATED") return undefined;
     if (!(row.credit_rate > 0 && row.escrow_amount === 0)) return async () => row;
     // Undefined when the balance cannot cover it too: the locked path says so (402).
-    return () => holdEscrow(this.deps.db, row.id, now, row.version);
+    return () => holdEscrow(this.deps.db, this.money(row, now), this.holdChanges(row, now), row.version);
   }
 
   /** The second step of a start as one statement, on the row the first step left (undefined if it cannot). */
@@ -367,20 +353,14 @@ export class SessionLifecycle {
   private async unlocked<T>(
     sessionId: string,
     spaceId: string | undefined,
-    plan: Plan<T>,
+    plan: (
+      row: VersionedRow,
+      now: Date,
+    ) => ((db: Kysely<SessionsDatabase>) => Promise<T | undefined>) | undefined,
   ): Promise<T | undefined> {
     if (!isUuid(sessionId) || (spaceId !== undefined && !isUuid(spaceId))) return undefined;
     const row = await repo.findVersioned(this.deps.db, sessionId);
-    return row && this.onVersion(row, spaceId, plan);
-  }
-
-  /** `unlocked`'s decision on a row read with its version. */
-  private async onVersion<T>(
-    row: VersionedRow,
-    spaceId: string | undefined,
-    plan: Plan<T>,
-  ): Promise<T | undefined> {
-    if (spaceId !== undefined && row.space_id !== spaceId.toLowerCase()) return undefined;
+    if (!row || (spaceId !== undefined && row.space_id !== spaceId.toLowerCase())) return undefined;
     const now = this.deps.now();
     if (nextDueStep(row, now, this.due())) return undefined;
     return plan(row, now)?.(this.deps.db);

@@ -244,7 +244,7 @@ describe("start", () => {
     const s = await newSession(h.client, { spaceId });
     // What the first step of a start leaves when its process dies before the second step.
     await t.db.transaction().execute(async (trx) => {
-      await holdEscrow(trx, s.id, h.clock.now());
+      await holdEscrow(trx, { spaceId, sessionId: s.id, amount: 2, at: h.clock.now() }, { escrow_amount: 2 });
     });
     expect((await h.client.getCredits({ spaceId })).creditsLeft).toBe("8");
     await h.client.stopSession({ spaceId, sessionId: s.id });
