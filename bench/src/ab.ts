@@ -1,9 +1,10 @@
 /**
  * `pnpm bench:ab`: two or more builds of the one-process suite, measured by turns against one Postgres
  * server with the floor in every round, for a change whose effect is smaller than this machine's noise
- * between runs (±15 % some hours). Copy `suite/dist` after `pnpm build` for each side, e.g.
- * `BENCH_AB_VARIANTS='before=/tmp/before;after=/tmp/after' pnpm bench:ab`; a variant may add settings:
- * `after=/tmp/after:SESSIONS_CREATION_INSERTS_IN_FLIGHT=2`. Each round runs the floor and every variant
+ * between runs (±15 % some hours). Copy `suite/dist` after `pnpm build` for each side into the suite's
+ * folder, where its packages are found (ab/packages.ts), e.g.
+ * `BENCH_AB_VARIANTS='before=suite/ab/before;after=suite/ab/after' pnpm bench:ab`; a variant may add settings:
+ * `after=suite/ab/after:SESSIONS_CREATION_INSERTS_IN_FLIGHT=2`. Each round runs the floor and every variant
  * (a fresh process each), the order turned around every other round (ab/plan.ts); the summary gives the
  * medians, the ratio to each round's own floor, and in how many rounds each variant beat the first.
  *
@@ -15,6 +16,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env, readConfig } from "@avatar/runtime";
+import { missingPackages } from "./ab/packages.js";
 import { parseVariants, type Reading, roundOrder, summarize } from "./ab/plan.js";
 import { dropOwnDatabase, startBenchEnvironment } from "./backend/environment.js";
 import {
@@ -45,6 +47,13 @@ const variants = parseVariants(settings.BENCH_AB_VARIANTS);
 for (const v of variants) {
   if (!existsSync(path.join(v.dir, "main.js")))
     throw new Error(`${v.name}: no main.js in ${v.dir} (a copy of suite/dist)`);
+  const missing = missingPackages(v.dir);
+  if (missing.length > 0) {
+    throw new Error(
+      `${v.name}: ${v.dir} cannot find ${missing.join(", ")}: copy suite/dist into the checkout's suite ` +
+        "folder (e.g. suite/ab/before), where the suite's packages are found",
+    );
+  }
 }
 if (settings.BENCH_AB_SCENARIO !== "mint" && settings.BENCH_AB_SCENARIO !== "lifecycle") {
   throw new Error(`BENCH_AB_SCENARIO must be mint or lifecycle, not ${settings.BENCH_AB_SCENARIO}`);

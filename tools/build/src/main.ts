@@ -12,7 +12,8 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import type { Metafile } from "esbuild";
-import { bundle, OPTIONAL } from "./bundle.js";
+import { bundle } from "./bundle.js";
+import { OPTIONAL } from "./externals.js";
 import { PROCESSES, type ProcessBuild } from "./processes.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
