@@ -52,6 +52,7 @@ import {
   pageFaults,
   preemptions,
   rssBytes,
+  sumOver,
   writeCalls,
 } from "./proc.js";
 
@@ -321,8 +322,7 @@ async function restAfterLoad(watched: { name: string; pids: number[] }[]): Promi
     await sleep(at - rested);
     rested = at;
     const kept = services.map(({ name, pids }) => {
-      const sum = (bytes: (pid: number) => number) => pids.reduce((total, pid) => total + bytes(pid), 0);
-      return `${name} ${mib(sum(rssBytes))} (${mib(sum(mallocHeapBytes))})`;
+      return `${name} ${mib(sumOver(pids, rssBytes))} (${mib(sumOver(pids, mallocHeapBytes))})`;
     });
     lines.push(`RSS at rest ${at / 1000} s after every session ended (malloc's heap): ${kept.join(", ")}`);
   }
@@ -331,7 +331,7 @@ async function restAfterLoad(watched: { name: string; pids: number[] }[]): Promi
 
 function sampleRss(watched: { name: string; pids: number[] }[], peak: Map<string, number>): void {
   for (const { name, pids } of watched) {
-    const total = pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+    const total = sumOver(pids, rssBytes);
     peak.set(name, Math.max(peak.get(name) ?? 0, total));
   }
 }

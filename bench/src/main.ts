@@ -47,7 +47,7 @@ import { startFloor } from "./floor/start-floor.js";
 import { measureLoad } from "./load/measure.js";
 import type { LoadResult, Scenario } from "./load/scenario.js";
 import { fixed, say } from "./print.js";
-import { cpuSeconds, growthReading, mib, rssBytes, wakeups } from "./proc.js";
+import { cpuSeconds, growthReading, mib, rssBytes, sumOver, wakeups } from "./proc.js";
 
 /** The measurement group of Postgres's client backends. */
 const POSTGRES_CLIENTS = "postgres clients";
@@ -246,7 +246,7 @@ try {
  * and monitors that run with nothing to serve; on a shared host they take a core from whoever is busy).
  */
 async function idleFigures(backend: Backend, label: string): Promise<string[]> {
-  const rss = (p: { pids: number[] }) => p.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+  const rss = (p: { pids: number[] }) => sumOver(p.pids, rssBytes);
   const measured = () => backend.processes().filter((p) => p.name in backend.readyMs);
   const pidsOf = (name: string) => () => measured().find((p) => p.name === name)?.pids ?? [];
   await new Promise((r) => setTimeout(r, 2_000));

@@ -14,6 +14,11 @@ export function rssBytes(pid: number): number {
   }
 }
 
+/** `read` summed over the processes `pids` (a service's processes, or a process and its children). */
+export function sumOver(pids: readonly number[], read: (pid: number) => number): number {
+  return pids.reduce((total, pid) => total + read(pid), 0);
+}
+
 /** CPU time `pid` has used so far, in seconds (user + system; 0 when it is gone). */
 export const cpuSeconds = (pid: number): number => cpuMsOf(`/proc/${pid}/stat`) / 1000;
 

@@ -2,7 +2,15 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { growthReading, mallocHeapBytes, pageFaults, preemptions, wakeups, writeCalls } from "../src/proc.js";
+import {
+  growthReading,
+  mallocHeapBytes,
+  pageFaults,
+  preemptions,
+  sumOver,
+  wakeups,
+  writeCalls,
+} from "../src/proc.js";
 import { isClientBackend } from "../src/servers/postgres.js";
 
 describe("writeCalls", () => {
@@ -184,5 +192,13 @@ describe("isClientBackend", () => {
     expect(isClientBackend("postgres: autovacuum worker bench_1")).toBe(false);
     expect(isClientBackend("postgres: logical replication launcher")).toBe(false);
     expect(isClientBackend("/usr/lib/postgresql/15/bin/postgres -D /tmp/x/data")).toBe(false);
+  });
+});
+
+describe("sumOver", () => {
+  it("adds a reading over processes, a process that is gone reading 0", () => {
+    const read = (pid: number) => (pid === 999_999_999 ? 0 : pid * 10);
+    expect(sumOver([1, 2, 999_999_999], read)).toBe(30);
+    expect(sumOver([], read)).toBe(0);
   });
 });
