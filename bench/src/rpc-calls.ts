@@ -17,32 +17,43 @@ export function servedCalls(metricsText: string): Map<string, number> {
   return calls;
 }
 
-/** Every process's calls served so far, added up by procedure (a process that does not answer adds none). */
-export async function readServedCalls(urls: Record<string, string>): Promise<Map<string, number>> {
+/** Calls served so far, added up over processes, and the processes whose metrics did not answer. */
+export interface ServedCalls {
+  calls: Map<string, number>;
+  /** Their calls are missing from `calls`: a reading with any is short. */
+  silent: string[];
+}
+
+/** Every process's calls served so far, added up by procedure, from its metrics URL (name -> URL). */
+export async function readServedCalls(urls: Record<string, string>): Promise<ServedCalls> {
   const texts = await Promise.all(
-    Object.values(urls).map((url) =>
+    Object.entries(urls).map(([name, url]) =>
       fetch(url, { signal: AbortSignal.timeout(5_000) })
-        .then((res) => res.text())
-        .catch(() => ""),
+        .then(async (res) => {
+          if (!res.ok) throw new Error(`${res.status}`);
+          return { name, text: await res.text() };
+        })
+        .catch(() => ({ name, text: undefined })),
     ),
   );
-  const total = new Map<string, number>();
-  for (const text of texts) {
-    for (const [procedure, n] of servedCalls(text)) total.set(procedure, (total.get(procedure) ?? 0) + n);
+  const calls = new Map<string, number>();
+  const silent: string[] = [];
+  for (const { name, text } of texts) {
+    if (text === undefined) silent.push(name);
+    for (const [procedure, n] of servedCalls(text ?? ""))
+      calls.set(procedure, (calls.get(procedure) ?? 0) + n);
   }
-  return total;
+  return { calls, silent };
 }
 
 /** "SessionsService/StartSession 1.00, ...": calls per operation between two readings, the most first. */
-export function callsPerOperation(
-  before: Map<string, number>,
-  after: Map<string, number>,
-  operations: number,
-): string {
-  return [...after]
-    .map(([procedure, n]) => [procedure, (n - (before.get(procedure) ?? 0)) / operations] as const)
+export function callsPerOperation(before: ServedCalls, after: ServedCalls, operations: number): string {
+  const silent = [...new Set([...before.silent, ...after.silent])];
+  const per = [...after.calls]
+    .map(([procedure, n]) => [procedure, (n - (before.calls.get(procedure) ?? 0)) / operations] as const)
     .filter(([, per]) => per >= 0.005)
     .sort((a, b) => b[1] - a[1])
     .map(([procedure, per]) => `${procedure.replace(/^.*\.(?=[^.]*\/)/, "")} ${per.toFixed(2)}`)
     .join(", ");
+  return silent.length === 0 ? per : `${per} (without ${silent.join(", ")}: no metrics)`;
 }

@@ -1,5 +1,7 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { callsPerOperation, servedCalls } from "../src/rpc-calls.js";
+import { callsPerOperation, readServedCalls, servedCalls } from "../src/rpc-calls.js";
 
 const metrics = (startCalls: number, configCalls: number) =>
   [
@@ -26,15 +28,43 @@ describe("servedCalls", () => {
 
 describe("callsPerOperation", () => {
   it("says how many calls of each procedure one operation made between two readings, the most first", () => {
-    const before = servedCalls(metrics(10, 4));
-    const after = servedCalls(metrics(110, 54));
+    const before = { calls: servedCalls(metrics(10, 4)), silent: [] };
+    const after = { calls: servedCalls(metrics(110, 54)), silent: [] };
     expect(callsPerOperation(before, after, 100)).toBe(
       "SessionsService/StartSession 1.00, SessionsService/GetSessionConfig 0.50",
     );
     // A procedure first called in between counts from nothing; one not called at all is left out.
-    expect(callsPerOperation(new Map(), servedCalls(metrics(0, 50)), 100)).toBe(
+    const first = { calls: servedCalls(metrics(0, 50)), silent: [] };
+    expect(callsPerOperation({ calls: new Map(), silent: [] }, first, 100)).toBe(
       "SessionsService/GetSessionConfig 0.50, SessionsService/StartSession 0.02",
     );
     expect(callsPerOperation(before, before, 100)).toBe("");
+  });
+});
+
+describe("readServedCalls", () => {
+  it("adds up the processes that answer and names those that do not", async () => {
+    const server = createServer((req, res) => {
+      if (req.url === "/metrics") res.end(metrics(10, 4));
+      else res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const read = await readServedCalls({
+        a: `${base}/metrics`,
+        b: `${base}/metrics`,
+        broken: `${base}/broken`,
+        gone: "http://127.0.0.1:1/metrics",
+      });
+      expect(read.calls.get("avatar.sessions.v1.SessionsService/StartSession")).toBe(24);
+      expect(read.silent).toEqual(["broken", "gone"]);
+      // A reading with a silent process says so next to its figures.
+      expect(callsPerOperation({ calls: new Map(), silent: [] }, read, 24)).toBe(
+        "SessionsService/StartSession 1.00, SessionsService/GetSessionConfig 0.33 (without broken, gone: no metrics)",
+      );
+    } finally {
+      server.close();
+    }
   });
 });
