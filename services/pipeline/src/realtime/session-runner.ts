@@ -284,7 +284,7 @@ export class SessionRunner {
    * a runner already asking waits for its answer.
    */
   recorded(session: Session): Promise<void> {
-    if (this.phase !== "pending" || this.takeover || session.id !== this.sessionId) return Promise.resolve();
+    if (this.phase !== "pending" || this.takeover) return Promise.resolve();
     return this.confirm(() => Promise.resolve(session));
   }
 
