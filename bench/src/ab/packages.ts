@@ -15,7 +15,10 @@ export function missingPackages(dir: string): string[] {
     folders.push(at);
     if (path.dirname(at) === at) break;
   }
-  return EXTERNAL.filter((name) => !name.endsWith("/*")).filter(
-    (name) => !folders.some((at) => existsSync(path.join(at, "node_modules", name, "package.json"))),
+  // A scope's every package ("@ffmpeg-installer/*"): its folder, which holds the one for this platform.
+  const marker = (name: string) =>
+    name.endsWith("/*") ? name.slice(0, -2) : path.join(name, "package.json");
+  return EXTERNAL.filter(
+    (name) => !folders.some((at) => existsSync(path.join(at, "node_modules", marker(name)))),
   );
 }
