@@ -39,9 +39,11 @@ export async function readServedCalls(urls: Record<string, string>): Promise<Ser
   const calls = new Map<string, number>();
   const silent: string[] = [];
   for (const { name, text } of texts) {
-    if (text === undefined) silent.push(name);
-    for (const [procedure, n] of servedCalls(text ?? ""))
-      calls.set(procedure, (calls.get(procedure) ?? 0) + n);
+    if (text === undefined) {
+      silent.push(name);
+      continue;
+    }
+    for (const [procedure, n] of servedCalls(text)) calls.set(procedure, (calls.get(procedure) ?? 0) + n);
   }
   return { calls, silent };
 }

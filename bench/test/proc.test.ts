@@ -7,6 +7,7 @@ import {
   mallocHeapBytes,
   pageFaults,
   preemptions,
+  rssBytes,
   sumOver,
   wakeups,
   writeCalls,
@@ -196,9 +197,10 @@ describe("isClientBackend", () => {
 });
 
 describe("sumOver", () => {
-  it("adds a reading over processes, a process that is gone reading 0", () => {
-    const read = (pid: number) => (pid === 999_999_999 ? 0 : pid * 10);
-    expect(sumOver([1, 2, 999_999_999], read)).toBe(30);
-    expect(sumOver([], read)).toBe(0);
+  it("adds a reading over processes, one that is gone adding its reading of 0", () => {
+    expect(sumOver([process.pid, 999_999_999], rssBytes)).toBeGreaterThan(0);
+    expect(sumOver([999_999_999], rssBytes)).toBe(0);
+    expect(sumOver([1, 2, 3], (pid) => pid * 10)).toBe(60);
+    expect(sumOver([], rssBytes)).toBe(0);
   });
 });
