@@ -74,6 +74,7 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
       avatarMediaFactory({
         catalog: deps.clients.catalog,
         env: deps.env,
+        log,
         mediaOn: settings.PIPELINE_MEDIA,
         transportA,
       }),

@@ -1,0 +1,155 @@
+import { createRequire } from "node:module";
+import { SessionConfigSchema } from "@avatar/contracts/common";
+import { WhepRequestSchema, WhepStatus } from "@avatar/contracts/pipeline";
+import { SessionSchema } from "@avatar/contracts/sessions";
+import { MEDIA_NATIVE_PACKAGES, unresolvedMediaPackages } from "@avatar/media/native-packages";
+import { createLogger, type LogFields } from "@avatar/runtime";
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { avatarMediaFactory } from "../src/media/media-factory.js";
+import type { SessionMediaContext } from "../src/media/session-media.js";
+import { ManualClock } from "./manual-clock.js";
+
+/** The media factory when the worker's media stack is there, missing or broken: what it says and how often. */
+
+function logs() {
+  const lines: LogFields[] = [];
+  const log = createLogger({ level: "debug", sink: (line) => lines.push(JSON.parse(line)) });
+  return { lines, log };
+}
+
+function context(log: SessionMediaContext["log"], id: string): SessionMediaContext {
+  return {
+    session: create(SessionSchema, { id }),
+    config: create(SessionConfigSchema, {}),
+    log: log.child({ sessionId: id }),
+    clock: new ManualClock(),
+  };
+}
+
+const catalog = { getAvatarLook: async () => ({}) } as never;
+const offer = create(WhepRequestSchema, {});
+
+describe("avatarMediaFactory", () => {
+  it("with the stack's packages not found, says which once at build and never loads it", async () => {
+    const { lines, log } = logs();
+    let loads = 0;
+    const factory = avatarMediaFactory({
+      catalog,
+      env: {},
+      log,
+      mediaOn: true,
+      unresolved: () => ["opusscript", "node-datachannel"],
+      loadStack: async () => {
+        loads++;
+        throw new Error("not expected");
+      },
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "error", missing: ["opusscript", "node-datachannel"] }),
+    ]);
+    lines.length = 0;
+    for (const id of ["s1", "s2"]) {
+      const media = await factory(context(log, id));
+      const answer = await media.whep(offer);
+      expect(answer.status).toBe(WhepStatus.UNAVAILABLE);
+      expect(answer.message).toMatch(/media stack/);
+    }
+    expect(loads).toBe(0);
+    expect(lines.map((l) => [l.level, l.sessionId, "err" in l])).toEqual([
+      ["warn", "s1", false],
+      ["warn", "s2", false],
+    ]);
+  });
+
+  it("with a stack that fails to load, logs the error once and one short line per session", async () => {
+    const { lines, log } = logs();
+    let loads = 0;
+    const factory = avatarMediaFactory({
+      catalog,
+      env: {},
+      log,
+      mediaOn: true,
+      unresolved: () => [],
+      loadStack: async () => {
+        loads++;
+        throw new Error("libskia.so: cannot open shared object file");
+      },
+    });
+    expect(lines).toEqual([]);
+    for (const id of ["s1", "s2", "s3"]) {
+      const media = await factory(context(log, id));
+      expect((await media.whep(offer)).status).toBe(WhepStatus.UNAVAILABLE);
+    }
+    expect(loads).toBe(1);
+    const errors = lines.filter((l) => l.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.err).toMatchObject({ message: "libskia.so: cannot open shared object file" });
+    expect(lines.filter((l) => l.level === "warn").map((l) => l.sessionId)).toEqual(["s1", "s2", "s3"]);
+    expect(lines.filter((l) => l.level === "warn").every((l) => !("err" in l))).toBe(true);
+  });
+
+  it("loads a stack that works once, for every session after", async () => {
+    const { lines, log } = logs();
+    let loads = 0;
+    const made: string[] = [];
+    class FakeAvatarMedia {
+      constructor(ctx: SessionMediaContext) {
+        made.push(ctx.session.id);
+      }
+      publishIfRoom() {}
+    }
+    const factory = avatarMediaFactory({
+      catalog,
+      env: {},
+      log,
+      mediaOn: true,
+      unresolved: () => [],
+      loadStack: async () => {
+        loads++;
+        return { AvatarMedia: FakeAvatarMedia } as never;
+      },
+    });
+    await Promise.all(["s1", "s2"].map((id) => factory(context(log, id))));
+    await factory(context(log, "s3"));
+    expect(loads).toBe(1);
+    expect(made).toEqual(["s1", "s2", "s3"]);
+    expect(lines).toEqual([]);
+  });
+
+  it("with media off, neither looks the packages up nor loads", async () => {
+    const { lines, log } = logs();
+    let lookups = 0;
+    const factory = avatarMediaFactory({
+      catalog,
+      env: {},
+      log,
+      mediaOn: false,
+      unresolved: () => {
+        lookups++;
+        return [];
+      },
+    });
+    expect((await (await factory(context(log, "s1"))).whep(offer)).message).toMatch(/PIPELINE_MEDIA/);
+    expect(lookups).toBe(0);
+    expect(lines).toEqual([]);
+  });
+});
+
+describe("unresolvedMediaPackages", () => {
+  it("finds every package of the stack from the media package, without loading them", () => {
+    expect(unresolvedMediaPackages()).toEqual([]);
+    const loaded = Object.keys(createRequire(import.meta.url).cache);
+    expect(loaded.filter((file) => /napi-rs|node-datachannel|opusscript/.test(file))).toEqual([]);
+  });
+
+  it("names the packages a lookup does not find", () => {
+    const resolve = (name: string) => {
+      if (name === "opusscript" || name === "@napi-rs/canvas")
+        throw new Error(`Cannot find package '${name}'`);
+      return `file:///x/${name}`;
+    };
+    expect(unresolvedMediaPackages(resolve)).toEqual(["@napi-rs/canvas", "opusscript"]);
+    expect(MEDIA_NATIVE_PACKAGES).toContain("node-datachannel");
+  });
+});
