@@ -51,17 +51,6 @@ describe("SampleQueue", () => {
     expect(queue.capacity).toBe(48_000);
   });
 
-  it("grows a few times, not once a chunk, when many chunks come together", () => {
-    const sizes: number[] = [];
-    const queue = new SampleQueue((samples) => {
-      sizes.push(samples);
-      return new Int16Array(samples);
-    });
-    for (let i = 0; i < 20; i++) queue.push(numbered(i * 24_000, 24_000));
-    expect(sizes).toEqual([24_000, 48_000, 96_000, 192_000, 384_000, 768_000]);
-    expect([...queue.copy(24_000 * 19 + 5, 3)]).toEqual(expected(24_000 * 19 + 5, 3));
-  });
-
   it("gives back the room of a long burst once it has played, and refuses half a sample", () => {
     const queue = new SampleQueue();
     expect(queue.capacity).toBe(0);

@@ -1,6 +1,6 @@
 import { sampleCount, writeSamplesFromBytes } from "@avatar/providers";
 
-/** One second of 24 kHz audio: the room a queue grows by, at least. */
+/** One second of 24 kHz audio: the room a queue grows by. */
 const STEP = 24_000;
 const NONE = new Int16Array(0);
 /** Room kept when the queue empties; more (a long burst queued at once) is given back then. */
@@ -74,9 +74,7 @@ export class SampleQueue {
     if (needed <= this.#data.length) {
       this.#data.copyWithin(0, this.#head, this.#head + this.#length);
     } else {
-      // At least twice the room it had: chunks that arrive together after a stall (a dozen seconds
-      // at once) grow it a few times, not once per chunk with a copy of everything queued each time.
-      const larger = this.#allocate(Math.max(Math.ceil(needed / STEP) * STEP, 2 * this.#data.length));
+      const larger = this.#allocate(Math.ceil(needed / STEP) * STEP);
       larger.set(this.#data.subarray(this.#head, this.#head + this.#length));
       this.#data = larger;
     }
