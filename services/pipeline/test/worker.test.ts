@@ -53,7 +53,9 @@ afterEach(async () => {
 });
 
 function rig() {
-  const bus: Bus = createMemoryBus();
+  /** What the bus logs (a subscriber that threw). */
+  const busLogs: string[] = [];
+  const bus: Bus = createMemoryBus({ logger: (_level, msg) => busLogs.push(msg) });
   const clock = new ManualClock();
   const sessions = new Map<string, Session>();
   /** The sessions getSessionConfig was asked for. */
@@ -152,6 +154,7 @@ function rig() {
     );
   return {
     bus,
+    busLogs,
     clock,
     worker,
     registry,
@@ -256,6 +259,32 @@ describe("PipelineWorker", () => {
     await flush();
     expect(r.worker.sessionIds).toEqual([b.id]);
     expect(await r.assign(c.id)).toBe("w1");
+  });
+
+  it("decodes only the start and end events of its own sessions", async () => {
+    const r = rig();
+    const mine = r.newSession();
+    await r.assign(mine.id);
+    // A field with wire type 7 after the session: the id can be read, the whole event cannot be decoded.
+    const undecodable = (id: string) =>
+      new Uint8Array([
+        ...toBinary(
+          SessionEndedSchema,
+          create(SessionEndedSchema, { session: { id, state: SessionState.ENDED } }),
+        ),
+        0x17,
+      ]);
+    expect(() => fromBinary(SessionEndedSchema, undecodable(mine.id))).toThrow();
+    for (const topic of [topics.sessionStarted, topics.sessionEnded]) {
+      await r.bus.publishDurable(topic.subject, undecodable(randomUUID()));
+    }
+    await flush();
+    expect(r.busLogs).toEqual([]);
+    expect(r.worker.sessionIds).toEqual([mine.id]);
+    // Its own session's event is decoded (and this one cannot be).
+    await r.bus.publishDurable(topics.sessionEnded.subject, undecodable(mine.id));
+    await flush();
+    expect(r.busLogs).toEqual(["message handler failed"]);
   });
 
   it("begins a session when its start's event says the start was recorded for it, without asking", async () => {

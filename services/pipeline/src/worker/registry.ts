@@ -2,8 +2,8 @@ import type { Bus, Subscription } from "@avatar/bus";
 import { type Worker, WorkerHeartbeatSchema, WorkerSchema } from "@avatar/contracts/pipeline";
 import { realtimeSubjects } from "@avatar/runtime";
 import { fromBinary } from "@bufbuild/protobuf";
-import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import type { Clock } from "../realtime/clock.js";
+import { peekNestedString } from "./peek-field.js";
 
 const WORKER_FIELD = WorkerHeartbeatSchema.field.worker.number;
 const ID_FIELD = WorkerSchema.field.id.number;
@@ -15,28 +15,9 @@ const ID_FIELD = WorkerSchema.field.id.number;
  * a beat. Undefined when the bytes are not a heartbeat with a worker id.
  */
 function workerOfHeartbeat(heartbeat: Uint8Array): { id: string; bytes: Uint8Array } | undefined {
-  try {
-    const reader = new BinaryReader(heartbeat);
-    while (reader.pos < reader.len) {
-      const [field, wireType] = reader.tag();
-      if (field !== WORKER_FIELD || wireType !== WireType.LengthDelimited) {
-        reader.skip(wireType);
-        continue;
-      }
-      const bytes = reader.bytes().slice(); // a copy: the bus may reuse its buffer
-      const inner = new BinaryReader(bytes);
-      while (inner.pos < inner.len) {
-        const [innerField, innerType] = inner.tag();
-        if (innerField === ID_FIELD && innerType === WireType.LengthDelimited) {
-          const id = inner.string();
-          return id ? { id, bytes } : undefined;
-        }
-        inner.skip(innerType);
-      }
-      return undefined;
-    }
-  } catch {} // not a heartbeat: nothing to record
-  return undefined;
+  const worker = peekNestedString(heartbeat, WORKER_FIELD, ID_FIELD);
+  // a copy: the bus may reuse its buffer
+  return worker?.value ? { id: worker.value, bytes: worker.bytes.slice() } : undefined;
 }
 
 /**

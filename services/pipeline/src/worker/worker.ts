@@ -8,6 +8,7 @@ import {
 } from "@avatar/contracts/pipeline";
 import {
   SessionEndedSchema,
+  SessionSchema,
   SessionStartedSchema,
   SessionState,
   type SessionsService,
@@ -29,6 +30,7 @@ import type { ModeFactory } from "../realtime/mode.js";
 import { SessionEventsWriter } from "../realtime/session-events-writer.js";
 import { SessionRunner } from "../realtime/session-runner.js";
 import type { PipelineSettings } from "../settings.js";
+import { peekNestedString } from "./peek-field.js";
 
 export interface WorkerDeps {
   bus: Bus;
@@ -193,15 +195,26 @@ export class PipelineWorker {
 
   /** A start was recorded: the runner it assigned here goes on without asking (SessionRunner.recorded). */
   private async sessionStarted(msg: BusMessage): Promise<void> {
+    if (!this.runsSessionOf(msg.data, SessionStartedSchema.field.session.number)) return;
     const { session } = fromBinary(SessionStartedSchema, msg.data);
     const runner = session ? this.runners.get(session.id) : undefined;
     if (session && runner) await runner.recorded(session);
   }
 
   private async sessionEnded(msg: BusMessage): Promise<void> {
+    if (!this.runsSessionOf(msg.data, SessionEndedSchema.field.session.number)) return;
     const { session } = fromBinary(SessionEndedSchema, msg.data);
     const runner = session ? this.runners.get(session.id) : undefined;
     if (session && runner) await runner.ended(session.endReason);
+  }
+
+  /**
+   * Whether a session event's session runs here, from its id read off the wire: every worker hears every
+   * start and end, and decodes only those of its own sessions. The runner is then found by the decoded id.
+   */
+  private runsSessionOf(event: Uint8Array, sessionField: number): boolean {
+    const id = peekNestedString(event, sessionField, SessionSchema.field.id.number)?.value;
+    return id !== undefined && this.runners.has(id);
   }
 
   private heartbeat(): void {
