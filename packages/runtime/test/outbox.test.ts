@@ -117,12 +117,35 @@ describe("OutboxPublisher", () => {
 
   it("shares the work between replicas: each event is published by one of them", async () => {
     await enqueue(0, 40);
-    const a = recordingBus(2);
-    const b = recordingBus(2);
-    await Promise.all([
-      new OutboxPublisher(db, a.bus, silentLogger, 5).kick(),
-      new OutboxPublisher(db, b.bus, silentLogger, 5).kick(),
-    ]);
+    const a = recordingBus();
+    const b = recordingBus();
+    // A takes a batch and holds it (its acknowledgements wait) until B has published one: B must get a
+    // batch of its own while A holds its rows, not wait for A's locks (two free-running replicas let one
+    // take all 40 on a busy host, which is no test of this).
+    let aHolds!: () => void;
+    const aHolding = new Promise<void>((resolve) => {
+      aHolds = resolve;
+    });
+    let bPublished!: () => void;
+    const afterB = new Promise<void>((resolve) => {
+      bPublished = resolve;
+    });
+    const gatedA = {
+      publishDurable: async (...args: Parameters<Bus["publishDurable"]>) => {
+        aHolds();
+        await afterB;
+        return a.bus.publishDurable(...args);
+      },
+    } as unknown as Bus;
+    const tappedB = {
+      publishDurable: async (...args: Parameters<Bus["publishDurable"]>) => {
+        await b.bus.publishDurable(...args);
+        bPublished();
+      },
+    } as unknown as Bus;
+    const replicaA = new OutboxPublisher(db, gatedA, silentLogger, 5).kick();
+    await aHolding;
+    await Promise.all([replicaA, new OutboxPublisher(db, tappedB, silentLogger, 5).kick()]);
     expect([...a.published, ...b.published].sort()).toEqual(range(0, 40).sort());
     expect(a.published.length).toBeGreaterThan(0);
     expect(b.published.length).toBeGreaterThan(0);
