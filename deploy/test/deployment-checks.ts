@@ -3,7 +3,16 @@ import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2"
 import type { IIngress, INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import type { Resource } from "./manifests.js";
 import { type Destination, egressAllowed } from "./network-policy.js";
-import { envValue, identitySecretName, isSuite, ofKind, services, suite, workloads } from "./workloads.js";
+import {
+  dataServices,
+  envValue,
+  identitySecretName,
+  isSuite,
+  ofKind,
+  services,
+  suite,
+  workloads,
+} from "./workloads.js";
 
 // Checks of what a deployment needs beyond valid objects: identities, rollouts that keep capacity and
 // sessions, egress, the connection budget and one public host. One line per problem, as invariants.ts.
@@ -99,8 +108,8 @@ const dns: Destination = {
 };
 
 /**
- * Egress: every pod resolves names; the gateway and services reach the services; the services reach
- * Postgres and everyone NATS (the given destinations); only the pipeline and memory reach providers
+ * Egress: every pod resolves names; the gateway and services reach the services; the services that
+ * keep data reach Postgres and everyone NATS (the given destinations); only the pipeline and memory reach providers
  * and webhooks customers' endpoints, never a private address or the metadata endpoint.
  */
 export function egressProblems(
@@ -118,9 +127,9 @@ export function egressProblems(
     if (!can(dns, 53, "UDP")) problems.push(`${at}: cannot reach the cluster DNS`);
     if (!can({ pod: servicePod }, 8080)) problems.push(`${at}: cannot reach the services`);
     if (!can(stores.nats, 4222)) problems.push(`${at}: cannot reach NATS`);
-    const isService = services.includes(w.name);
-    if (isService !== can(stores.postgres, 5432))
-      problems.push(`${at}: ${isService ? "cannot" : "can"} reach Postgres`);
+    const keepsData = dataServices.includes(w.name);
+    if (keepsData !== can(stores.postgres, 5432))
+      problems.push(`${at}: ${keepsData ? "cannot" : "can"} reach Postgres`);
     const callsProviders = ["pipeline", "memory", "webhooks"].includes(w.name);
     if (callsProviders !== can(someProvider, 443))
       problems.push(`${at}: ${callsProviders ? "cannot" : "can"} reach the providers (public HTTPS)`);
@@ -146,7 +155,7 @@ export function connectionBudgetProblems(
   const hpas = ofKind<IHorizontalPodAutoscaler>(resources, "HorizontalPodAutoscaler");
   const parts: string[] = [];
   let total = reserved;
-  for (const w of workloads(resources).filter((w) => isSuite(w) && services.includes(w.name))) {
+  for (const w of workloads(resources).filter((w) => isSuite(w) && dataServices.includes(w.name))) {
     const pool = Number(w.containers.map((c) => envValue(c, "DATABASE_POOL_SIZE", resources)).find(Boolean));
     if (!Number.isInteger(pool) || pool < 1) return [`Deployment/${w.name}: DATABASE_POOL_SIZE is not set`];
     const hpa = hpas.find((h) => h.spec?.scaleTargetRef.name === w.name);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import * as check from "./invariants.js";
 import { deployDir, type Resource } from "./manifests.js";
 import { schemaProblems } from "./models.js";
-import { sealingServices, services, suite } from "./workloads.js";
+import { dataServices, sealingServices, services, suite } from "./workloads.js";
 
 // The checks run on the rendered manifests only when kubectl is present; these prove on a small
 // hand-written suite that each one passes a good manifest and catches a broken one.
@@ -26,7 +26,7 @@ const resource = (apiVersion: string, kind: string, name: string, rest: object):
 
 function deployment(name: string): Resource {
   const env = [secret("NATS_URL")];
-  if (services.includes(name)) env.push(secret("DATABASE_URL"));
+  if (dataServices.includes(name)) env.push(secret("DATABASE_URL"));
   if (sealingServices.includes(name)) env.push(secret("ENCRYPTION_KEYS"));
   const container: IContainer = {
     name: "app",

@@ -9,6 +9,7 @@ import type { IContainer, IProbe, IService } from "kubernetes-models/v1";
 import { deployDir, type Resource } from "./manifests.js";
 import { dnsEgressAllowed, ingressAllowed, selects } from "./network-policy.js";
 import {
+  dataServices,
   envValue,
   externalSecrets,
   hasLabels,
@@ -127,7 +128,7 @@ export function suiteEnvironmentProblems(resources: Resource[]): string[] {
         if (c.command?.join(" ") !== command) problems.push(`${at}: command is not ${command}`);
         const wantSecrets = [
           "NATS_URL",
-          ...(services.includes(w.name) ? ["DATABASE_URL"] : []),
+          ...(dataServices.includes(w.name) ? ["DATABASE_URL"] : []),
           ...(sealingServices.includes(w.name) ? ["ENCRYPTION_KEYS"] : []),
         ];
         for (const key of wantSecrets) {

@@ -156,9 +156,10 @@ describe.skipIf(!kubectl)(`kubectl kustomize (${kubectl ?? "kubectl not on PATH"
       const budget = readObjects("overlays/prod/connection-budget.yaml")[0]?.data as Record<string, string>;
       const max = Number(budget["max-connections"]);
       expect(deployment.connectionBudgetProblems(resources, max, Number(budget.reserved))).toEqual([]);
-      // The check can fail: a smaller server does not take the pipeline's pools at 10 replicas.
-      expect(deployment.connectionBudgetProblems(resources, 60, Number(budget.reserved))).toEqual([
-        "agents 2x3 + catalog 2x3 + memory 2x3 + pipeline 10x2 + sessions 2x6 + tokens 2x6 + webhooks 2x3 + 10 reserved = 78 connections > max_connections 60",
+      // The check can fail: a smaller server does not take the pools at their replicas. The pipeline keeps
+      // no data and has no pool, however far it scales.
+      expect(deployment.connectionBudgetProblems(resources, 50, Number(budget.reserved))).toEqual([
+        "agents 2x3 + catalog 2x3 + memory 2x3 + sessions 2x6 + tokens 2x6 + webhooks 2x3 + 10 reserved = 58 connections > max_connections 50",
       ]);
     });
 

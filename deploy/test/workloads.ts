@@ -4,6 +4,8 @@ import type { Resource } from "./manifests.js";
 /** The eight processes of the suite; all but the gateway are Connect services with their own schema. */
 export const suite = ["gateway", "tokens", "sessions", "catalog", "agents", "memory", "pipeline", "webhooks"];
 export const services = suite.filter((name) => name !== "gateway");
+/** The services that keep data (their modules have migrations): the pipeline keeps none, and reaches no Postgres. */
+export const dataServices = services.filter((name) => name !== "pipeline");
 /** The services that seal stored secrets and so need ENCRYPTION_KEYS. */
 export const sealingServices = ["tokens", "agents", "webhooks"];
 

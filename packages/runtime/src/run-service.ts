@@ -6,23 +6,28 @@ import { createLogger, type Logger } from "./log.js";
 import { startObservability } from "./observability.js";
 import { readProcessConfig, serviceUrlsFrom } from "./process-config.js";
 import { listen } from "./server.js";
-import { type ServiceModule, startService } from "./service.js";
+import { keepsData, type ServiceModule, type StatelessServiceModule, startService } from "./service.js";
 import type { ServiceIdentity } from "./service-identity.js";
 import { onShutdownSignal } from "./shutdown.js";
 
 /**
- * The entry point of a service running as its own process: DATABASE_URL is required, NATS_URL carries
- * its events to the other processes, the other services are reached at their *_URL.
+ * The entry point of a service running as its own process: DATABASE_URL is required when the service
+ * keeps data (a stateless one ignores it), NATS_URL carries its events to the other processes, the other
+ * services are reached at their *_URL.
  */
-export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<void> {
+export async function runServiceProcess<DB>(
+  module: ServiceModule<DB> | StatelessServiceModule,
+): Promise<void> {
   let config: ReturnType<typeof readProcessConfig>;
-  let databaseUrl: string;
+  let databaseUrl: string | undefined;
   let log: Logger;
   let identity: ServiceIdentity;
   try {
     config = readProcessConfig();
-    databaseUrl = config.DATABASE_URL ?? "";
-    if (!databaseUrl) throw new ConfigError(["DATABASE_URL is required when a service runs on its own"]);
+    databaseUrl = config.DATABASE_URL;
+    if (keepsData(module) && !databaseUrl) {
+      throw new ConfigError(["DATABASE_URL is required when a service that keeps data runs on its own"]);
+    }
     log = createLogger({ level: config.LOG_LEVEL, fields: { process: module.name } });
     identity = identityFromEnv(module.name, process.env, log, { verifiesCallers: true });
   } catch (err) {
@@ -44,7 +49,7 @@ export async function runServiceProcess<DB>(module: ServiceModule<DB>): Promise<
     if (!config.NATS_URL) log.warn("NATS_URL not set: events stay inside this process");
     const listening = await listen({ port: config.PORT, host: config.HOST });
     const running = await startService(module, {
-      databaseUrl,
+      ...(databaseUrl ? { databaseUrl } : {}),
       bus,
       log,
       clients: createClients(serviceUrlsFrom(config), identity),

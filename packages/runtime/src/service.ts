@@ -11,9 +11,8 @@ import { type Listening, type ServiceApp, serviceHandler } from "./server.js";
 import type { ServiceIdentity } from "./service-identity.js";
 import { traceBus } from "./tracing/bus.js";
 
-/** What a service gets from whoever runs it (its own process, or the one-process suite). */
-export interface ServiceDeps<DB> {
-  db: Kysely<DB>;
+/** What every service gets from whoever runs it (its own process, or the one-process suite). */
+export interface ServiceBasics {
   bus: Bus;
   log: Logger;
   clients: Clients;
@@ -21,16 +20,37 @@ export interface ServiceDeps<DB> {
   env: Env;
 }
 
-/** Everything needed to run one service: its name (also its Postgres schema), migrations and build(). */
+/** What a service that keeps data gets: the basics and its database (its own schema). */
+export interface ServiceDeps<DB> extends ServiceBasics {
+  db: Kysely<DB>;
+}
+
+/** A service that keeps data: its name (also its Postgres schema), migrations and build(). */
 export interface ServiceModule<DB = unknown> {
   readonly name: ServiceName;
   readonly migrations: Migrations;
   build(deps: ServiceDeps<DB>): ServiceApp | Promise<ServiceApp>;
 }
 
+/**
+ * A service that keeps no data: it gets no database (no schema, no pool, no connections counted against
+ * Postgres's), and its readiness does not wait for Postgres.
+ */
+export interface StatelessServiceModule {
+  readonly name: ServiceName;
+  build(deps: ServiceBasics): ServiceApp | Promise<ServiceApp>;
+}
+
 /** A module of any database type, for lists of modules (each module's own DB type does not matter there). */
 // biome-ignore lint/suspicious/noExplicitAny: the database type differs per module and is erased here
-export type AnyServiceModule = ServiceModule<any>;
+export type AnyServiceModule = ServiceModule<any> | StatelessServiceModule;
+
+/** Whether a module keeps data (has migrations), and so needs a database. */
+export function keepsData<DB>(
+  module: ServiceModule<DB> | StatelessServiceModule,
+): module is ServiceModule<DB> {
+  return "migrations" in module;
+}
 
 export interface RunningService {
   readonly name: ServiceName;
@@ -40,7 +60,8 @@ export interface RunningService {
 }
 
 export interface StartServiceOptions {
-  databaseUrl: string;
+  /** Required for a service that keeps data; a stateless one connects to no database. */
+  databaseUrl?: string;
   bus: Bus;
   log: Logger;
   clients: Clients;
@@ -52,16 +73,28 @@ export interface StartServiceOptions {
 }
 
 /**
- * Migrates the service's schema, builds it, serves it on an already listening server, starts its work.
- * The service's bus is counted and traced under its name (metrics/, tracing/).
+ * Migrates the service's schema (a service that keeps data), builds it, serves it on an already
+ * listening server, starts its work. The service's bus is counted and traced under its name (metrics/,
+ * tracing/).
  */
 export async function startService<DB>(
-  module: ServiceModule<DB>,
+  module: ServiceModule<DB> | StatelessServiceModule,
   options: StartServiceOptions,
 ): Promise<RunningService> {
   collectProcessMetrics();
   const log = options.log.child({ service: module.name });
-  const bus = observedBus(options.bus, module.name);
+  if (options.identity.name !== module.name) {
+    throw new Error(`the ${module.name} service was given the identity of ${options.identity.name}`);
+  }
+  const basics: ServiceBasics = {
+    bus: observedBus(options.bus, module.name),
+    log,
+    clients: options.clients,
+    env: options.env,
+  };
+  if (!keepsData(module)) return serve(module.name, await module.build(basics), options, log);
+  if (!options.databaseUrl)
+    throw new Error(`the ${module.name} service keeps data and was given no database`);
   const db = createDb<DB>({
     url: options.databaseUrl,
     schema: module.name,
@@ -71,7 +104,7 @@ export async function startService<DB>(
   try {
     const applied = await migrateToLatest(db as Kysely<unknown>, module.name, module.migrations);
     if (applied.length > 0) log.info("migrated", { applied });
-    const app = await module.build({ db, bus, log, clients: options.clients, env: options.env });
+    const app = await module.build({ ...basics, db });
     const ready = app.ready;
     const withDbReadiness: ServiceApp = {
       ...app,
@@ -80,17 +113,12 @@ export async function startService<DB>(
         return ready ? ready.call(app) : true;
       },
     };
-    if (options.identity.name !== module.name) {
-      throw new Error(`the ${module.name} service was given the identity of ${options.identity.name}`);
-    }
-    options.listening.setHandler(serviceHandler(withDbReadiness, log, options.identity));
-    await app.start?.();
+    const running = await serve(module.name, withDbReadiness, options, log);
     return {
       name: module.name,
       app,
       stop: async () => {
-        await options.listening.close();
-        await app.stop?.();
+        await running.stop();
         await db.destroy();
       },
     };
@@ -98,6 +126,25 @@ export async function startService<DB>(
     await db.destroy();
     throw err;
   }
+}
+
+/** Serves a built service on its listening server and starts its work. */
+async function serve(
+  name: ServiceName,
+  app: ServiceApp,
+  options: StartServiceOptions,
+  log: Logger,
+): Promise<RunningService> {
+  options.listening.setHandler(serviceHandler(app, log, options.identity));
+  await app.start?.();
+  return {
+    name,
+    app,
+    stop: async () => {
+      await options.listening.close();
+      await app.stop?.();
+    },
+  };
 }
 
 /** A process's bus as one of its services (or its gateway) uses it: counted, then traced, under its name. */

@@ -1,12 +1,18 @@
 import { createMemoryBus } from "@avatar/bus";
 import { CatalogService } from "@avatar/contracts/catalog";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { sql } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, createClients } from "../src/clients.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "../src/request-id.js";
 import { listen } from "../src/server.js";
-import { type ServiceModule, type StartServiceOptions, startService } from "../src/service.js";
+import {
+  type ServiceModule,
+  type StartServiceOptions,
+  type StatelessServiceModule,
+  startService,
+} from "../src/service.js";
 import { collectingLogger, createTestDatabase, type TestDatabase, testIdentity } from "./support.js";
 
 interface LangDb {
@@ -138,6 +144,60 @@ describe("startService", () => {
       /migration 0002_broken of schema catalog failed/,
     );
     expect((await fetch(`${opts.listening.url}/healthz`)).status).toBe(503);
+    await opts.listening.close();
+  });
+});
+
+describe("startService with a service that keeps no data", () => {
+  /** A module named like the pipeline whose build records what it was given. */
+  const stateless = (given: string[]): StatelessServiceModule => ({
+    name: "pipeline",
+    build(deps) {
+      given.push(...Object.keys(deps).sort());
+      return { name: "pipeline", routes: () => {} };
+    },
+  });
+
+  it("gives it no database: no schema, no connection, ready while Postgres is unreachable", async () => {
+    const given: string[] = [];
+    const listening = await listen({ port: 0, host: "127.0.0.1" });
+    const service = await startService(stateless(given), {
+      // A closed port: a pool on it would fail the start (migrations) or the readiness.
+      databaseUrl: "postgres://nobody@127.0.0.1:1/none",
+      bus: createMemoryBus(),
+      log: collectingLogger().log,
+      clients: createClients({}, testIdentity("pipeline")),
+      env: {},
+      listening,
+      identity: testIdentity("pipeline"),
+    });
+    try {
+      expect(given).toEqual(["bus", "clients", "env", "log"]);
+      expect((await fetch(`${listening.url}/readyz`)).status).toBe(200);
+      const db = new Kysely<unknown>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
+      });
+      try {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from information_schema.schemata where schema_name = 'pipeline'`.execute(
+          db,
+        );
+        expect(rows[0]?.n).toBe(0);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await service.stop();
+    }
+    expect(listening.server.listening).toBe(false);
+  });
+
+  it("refuses a service that keeps data without a database", async () => {
+    const opts = await options();
+    const { databaseUrl: _, ...withoutDatabase } = opts;
+    await expect(startService(module([]), withoutDatabase)).rejects.toThrow(
+      "the catalog service keeps data and was given no database",
+    );
     await opts.listening.close();
   });
 });

@@ -1,14 +1,13 @@
 import { hostname } from "node:os";
 import { type SessionConfig, SessionMode } from "@avatar/contracts/common";
 import { PipelineService } from "@avatar/contracts/pipeline";
-import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
+import type { ServiceApp, ServiceBasics, StatelessServiceModule } from "@avatar/runtime";
 import { createFullMode } from "./full/index.js";
 import { liteMode } from "./lite/lite-mode.js";
 import { avatarMediaFactory } from "./media/media-factory.js";
 import type { SessionMediaFactory } from "./media/session-media.js";
 import { TransportAPublishing } from "./media/transport-a.js";
 import { meterWorker } from "./metrics/pipeline-metrics.js";
-import { migrations } from "./migrations/index.js";
 import { sessionProviders } from "./providers/registry.js";
 import type { SessionProvidersFactory } from "./providers/session-providers.js";
 import { type Clock, systemClock } from "./realtime/clock.js";
@@ -24,9 +23,6 @@ export {
   TransportAPublishing,
 } from "./media/transport-a.js";
 export { type PipelineSettings, pipelineSettings } from "./settings.js";
-
-// biome-ignore lint/complexity/noBannedTypes: the pipeline keeps no tables
-export type PipelineDatabase = {};
 
 export interface PipelineOptions {
   clock?: Clock;
@@ -49,7 +45,7 @@ export interface PipelineApp extends ServiceApp {
  * The pipeline service: this process is one worker (sessions claimed from the workers' queue group,
  * LITE and FULL mode runners), plus the operators' RPCs about all workers from their heartbeats.
  */
-export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOptions = {}): PipelineApp {
+export function build(deps: ServiceBasics, options: PipelineOptions = {}): PipelineApp {
   const settings = readPipelineSettings(deps.env);
   const clock = options.clock ?? systemClock;
   const workerId = settings.PIPELINE_WORKER_ID ?? `${hostname()}-${crypto.randomUUID().slice(0, 8)}`;
@@ -105,8 +101,8 @@ export function build(deps: ServiceDeps<PipelineDatabase>, options: PipelineOpti
   };
 }
 
-export const pipelineModule: ServiceModule<PipelineDatabase> = {
+/** The pipeline keeps no data: its sessions' state is the sessions service's, its workers' the bus's. */
+export const pipelineModule: StatelessServiceModule = {
   name: "pipeline",
-  migrations,
   build: (deps) => build(deps),
 };
