@@ -30,32 +30,44 @@ function context(log: SessionMediaContext["log"], id: string): SessionMediaConte
 const catalog = { getAvatarLook: async () => ({}) } as never;
 const offer = create(WhepRequestSchema, {});
 
+/**
+ * A factory whose package lookup answers `missing` and whose stack loader runs `stack`, counting both,
+ * with its log lines kept.
+ */
+function rig(options: { missing?: string[]; stack?: () => unknown; mediaOn?: boolean }) {
+  const { lines, log } = logs();
+  const counts = { lookups: 0, loads: 0 };
+  const factory = avatarMediaFactory({
+    catalog,
+    env: {},
+    log,
+    mediaOn: options.mediaOn ?? true,
+    unresolved: () => {
+      counts.lookups++;
+      return options.missing ?? [];
+    },
+    loadStack: async () => {
+      counts.loads++;
+      return (options.stack ?? (() => ({})))() as never;
+    },
+  });
+  const media = (id: string) => factory(context(log, id));
+  return { lines, counts, media };
+}
+
 describe("avatarMediaFactory", () => {
   it("with the stack's packages not found, says which once at build and never loads it", async () => {
-    const { lines, log } = logs();
-    let loads = 0;
-    const factory = avatarMediaFactory({
-      catalog,
-      env: {},
-      log,
-      mediaOn: true,
-      unresolved: () => ["opusscript", "node-datachannel"],
-      loadStack: async () => {
-        loads++;
-        throw new Error("not expected");
-      },
-    });
+    const { lines, counts, media } = rig({ missing: ["opusscript", "node-datachannel"] });
     expect(lines).toEqual([
       expect.objectContaining({ level: "error", missing: ["opusscript", "node-datachannel"] }),
     ]);
     lines.length = 0;
     for (const id of ["s1", "s2"]) {
-      const media = await factory(context(log, id));
-      const answer = await media.whep(offer);
+      const answer = await (await media(id)).whep(offer);
       expect(answer.status).toBe(WhepStatus.UNAVAILABLE);
       expect(answer.message).toMatch(/media stack/);
     }
-    expect(loads).toBe(0);
+    expect(counts.loads).toBe(0);
     expect(lines.map((l) => [l.level, l.sessionId, "err" in l])).toEqual([
       ["warn", "s1", false],
       ["warn", "s2", false],
@@ -63,25 +75,16 @@ describe("avatarMediaFactory", () => {
   });
 
   it("with a stack that fails to load, logs the error once and one short line per session", async () => {
-    const { lines, log } = logs();
-    let loads = 0;
-    const factory = avatarMediaFactory({
-      catalog,
-      env: {},
-      log,
-      mediaOn: true,
-      unresolved: () => [],
-      loadStack: async () => {
-        loads++;
+    const { lines, counts, media } = rig({
+      stack: () => {
         throw new Error("libskia.so: cannot open shared object file");
       },
     });
     expect(lines).toEqual([]);
     for (const id of ["s1", "s2", "s3"]) {
-      const media = await factory(context(log, id));
-      expect((await media.whep(offer)).status).toBe(WhepStatus.UNAVAILABLE);
+      expect((await (await media(id)).whep(offer)).status).toBe(WhepStatus.UNAVAILABLE);
     }
-    expect(loads).toBe(1);
+    expect(counts.loads).toBe(1);
     const errors = lines.filter((l) => l.level === "error");
     expect(errors).toHaveLength(1);
     expect(errors[0]?.err).toMatchObject({ message: "libskia.so: cannot open shared object file" });
@@ -90,8 +93,6 @@ describe("avatarMediaFactory", () => {
   });
 
   it("loads a stack that works once, for every session after", async () => {
-    const { lines, log } = logs();
-    let loads = 0;
     const made: string[] = [];
     class FakeAvatarMedia {
       constructor(ctx: SessionMediaContext) {
@@ -99,39 +100,18 @@ describe("avatarMediaFactory", () => {
       }
       publishIfRoom() {}
     }
-    const factory = avatarMediaFactory({
-      catalog,
-      env: {},
-      log,
-      mediaOn: true,
-      unresolved: () => [],
-      loadStack: async () => {
-        loads++;
-        return { AvatarMedia: FakeAvatarMedia } as never;
-      },
-    });
-    await Promise.all(["s1", "s2"].map((id) => factory(context(log, id))));
-    await factory(context(log, "s3"));
-    expect(loads).toBe(1);
+    const { lines, counts, media } = rig({ stack: () => ({ AvatarMedia: FakeAvatarMedia }) });
+    await Promise.all(["s1", "s2"].map(media));
+    await media("s3");
+    expect(counts.loads).toBe(1);
     expect(made).toEqual(["s1", "s2", "s3"]);
     expect(lines).toEqual([]);
   });
 
   it("with media off, neither looks the packages up nor loads", async () => {
-    const { lines, log } = logs();
-    let lookups = 0;
-    const factory = avatarMediaFactory({
-      catalog,
-      env: {},
-      log,
-      mediaOn: false,
-      unresolved: () => {
-        lookups++;
-        return [];
-      },
-    });
-    expect((await (await factory(context(log, "s1"))).whep(offer)).message).toMatch(/PIPELINE_MEDIA/);
-    expect(lookups).toBe(0);
+    const { lines, counts, media } = rig({ mediaOn: false });
+    expect((await (await media("s1")).whep(offer)).message).toMatch(/PIPELINE_MEDIA/);
+    expect(counts).toEqual({ lookups: 0, loads: 0 });
     expect(lines).toEqual([]);
   });
 });
