@@ -1,5 +1,6 @@
 import type { ServiceUrls } from "./clients.js";
 import { type ConfigOf, type Env, env, readConfig } from "./config.js";
+import { DEFAULT_PIPELINE_CONNECTIONS } from "./db.js";
 
 /** Settings every process of the suite understands (each service adds its own). */
 export const processSettings = {
@@ -8,6 +9,8 @@ export const processSettings = {
   DATABASE_URL: env.optionalUrl({ protocols: ["postgres:", "postgresql:"] }),
   /** Connections of a service process's pool (the deployment's connection budget counts them). */
   DATABASE_POOL_SIZE: env.int({ default: 10, min: 1, max: 100 }),
+  /** Of those, the shared pipelined connections for standalone statements (at most half; db.ts). */
+  DATABASE_PIPELINE_CONNECTIONS: env.int({ default: DEFAULT_PIPELINE_CONNECTIONS, min: 0, max: 50 }),
   NATS_URL: env.optionalString(),
   NATS_NAMESPACE: env.optionalString(),
   LOG_LEVEL: env.oneOf(["debug", "info", "warn", "error"] as const, { default: "info" }),

@@ -57,6 +57,7 @@ export async function runServiceProcess<DB>(
       listening,
       identity,
       poolSize: config.DATABASE_POOL_SIZE,
+      pipelineConnections: config.DATABASE_PIPELINE_CONNECTIONS,
     });
     log.info("listening", { url: listening.url });
     return { bus, running, observability };

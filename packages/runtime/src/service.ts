@@ -2,7 +2,7 @@ import type { Bus } from "@avatar/bus";
 import type { Kysely } from "kysely";
 import type { Clients, ServiceName } from "./clients.js";
 import type { Env } from "./config.js";
-import { createDb } from "./db.js";
+import { createDb, DEFAULT_PIPELINE_CONNECTIONS } from "./db.js";
 import type { Logger } from "./log.js";
 import { meterBus } from "./metrics/bus.js";
 import { collectProcessMetrics } from "./metrics/registry.js";
@@ -70,6 +70,8 @@ export interface StartServiceOptions {
   /** The service's own identity: it verifies its callers with it (its clients sign with it too). */
   identity: ServiceIdentity;
   poolSize?: number;
+  /** Of the pool's connections, the pipelined ones (db.ts; DEFAULT_PIPELINE_CONNECTIONS). */
+  pipelineConnections?: number;
 }
 
 /**
@@ -99,6 +101,7 @@ export async function startService<DB>(
     url: options.databaseUrl,
     schema: module.name,
     poolSize: options.poolSize ?? 10,
+    pipelineConnections: options.pipelineConnections ?? DEFAULT_PIPELINE_CONNECTIONS,
     onError: (err) => log.warn("idle database connection failed", { err }),
   });
   try {

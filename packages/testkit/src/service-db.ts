@@ -1,8 +1,11 @@
-import { createDb, type Migrations, migrateToLatest } from "@avatar/runtime";
+import { createDb, DEFAULT_PIPELINE_CONNECTIONS, type Migrations, migrateToLatest } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import { createTestDatabase, type TestDatabase } from "./postgres.js";
 
-/** A fresh database of this test file with one service's schema migrated, as the service opens it. */
+/**
+ * A fresh database of this test file with one service's schema migrated, as the service opens it (with
+ * its pipelined connections for standalone statements, out of `poolSize`).
+ */
 export interface ServiceTestDb<DB> {
   url: string;
   database: TestDatabase;
@@ -20,7 +23,12 @@ export async function openServiceDb<DB>(
   const database = await createTestDatabase();
   const pools: Kysely<DB>[] = [];
   const openPool = () => {
-    const pool = createDb<DB>({ url: database.url, schema, poolSize });
+    const pool = createDb<DB>({
+      url: database.url,
+      schema,
+      poolSize,
+      pipelineConnections: DEFAULT_PIPELINE_CONNECTIONS,
+    });
     pools.push(pool);
     return pool;
   };

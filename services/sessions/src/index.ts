@@ -1,7 +1,7 @@
 import type { Subscription } from "@avatar/bus";
 import { SessionsService } from "@avatar/contracts/sessions";
 import type { ServiceApp, ServiceDeps, ServiceModule } from "@avatar/runtime";
-import { OutboxPublisher } from "@avatar/runtime";
+import { OutboxPublisher, standalone } from "@avatar/runtime";
 import { readTransportAConfig, TransportAServer } from "@avatar/transport-a";
 import { CreationBatch } from "./created-insert.js";
 import { Judgment } from "./judgment.js";
@@ -75,7 +75,9 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
   const onDatabase = (works: boolean) => (works ? judgment.databaseWorks() : judgment.databaseFailed());
   const lifecycle = new SessionLifecycle({
     db: deps.db,
-    creations: new CreationBatch(deps.db, { maxInFlight: settings.SESSIONS_CREATION_INSERTS_IN_FLIGHT }),
+    creations: new CreationBatch(standalone(deps.db), {
+      maxInFlight: settings.SESSIONS_CREATION_INSERTS_IN_FLIGHT,
+    }),
     settings,
     outbox,
     now,

@@ -9,6 +9,7 @@ import {
   invalidRequest,
   isUuid,
   notFound,
+  standalone,
   topics,
   unauthenticated,
 } from "@avatar/runtime";
@@ -90,6 +91,11 @@ export class SessionLifecycle {
 
   private get settings() {
     return this.deps.settings;
+  }
+
+  /** Where a statement that stands alone goes: the runtime's pipelined connections (`standalone`). */
+  private get alone(): Kysely<SessionsDatabase> {
+    return standalone(this.deps.db);
   }
 
   private due() {
@@ -221,7 +227,8 @@ export class SessionLifecycle {
     if (row.state !== "CREATED") return undefined;
     if (!(row.credit_rate > 0 && row.escrow_amount === 0)) return async () => row;
     // Undefined when the balance cannot cover it too: the locked path says so (402).
-    return () => holdEscrow(this.deps.db, this.money(row, now), this.holdChanges(row, now), row.version);
+    return (db: Kysely<SessionsDatabase>) =>
+      holdEscrow(db, this.money(row, now), this.holdChanges(row, now), row.version);
   }
 
   /** The second step of a start as one statement, on the row the first step left (undefined if it cannot). */
@@ -234,7 +241,7 @@ export class SessionLifecycle {
     // Minute 0 is the escrow held, or free: anything else is paid under the lock.
     if (row.escrow_amount === 0 && row.credit_rate > 0) return undefined;
     const completion = this.completion(undefined, row, prepared, now);
-    const started = await repo.updateIfVersion(this.deps.db, row, completion.changes, completion.inserts);
+    const started = await repo.updateIfVersion(this.alone, row, completion.changes, completion.inserts);
     if (!started) return undefined;
     void this.deps.outbox.kick();
     return this.completed(started, row.escrow_amount, completion.ticket);
@@ -359,11 +366,11 @@ export class SessionLifecycle {
     ) => ((db: Kysely<SessionsDatabase>) => Promise<T | undefined>) | undefined,
   ): Promise<T | undefined> {
     if (!isUuid(sessionId) || (spaceId !== undefined && !isUuid(spaceId))) return undefined;
-    const row = await repo.findVersioned(this.deps.db, sessionId);
+    const row = await repo.findVersioned(this.alone, sessionId);
     if (!row || (spaceId !== undefined && row.space_id !== spaceId.toLowerCase())) return undefined;
     const now = this.deps.now();
     if (nextDueStep(row, now, this.due())) return undefined;
-    return plan(row, now)?.(this.deps.db);
+    return plan(row, now)?.(this.alone);
   }
 
   /**

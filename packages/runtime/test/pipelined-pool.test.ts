@@ -1,0 +1,177 @@
+import { Socket } from "node:net";
+import { type Kysely, sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, standalone } from "../src/db.js";
+import { createTestDatabase, sleep, type TestDatabase, waitFor } from "./support.js";
+
+/** createDb's pipelined connections (pipelined-pool.ts) on the run's Postgres. */
+
+let database: TestDatabase;
+let admin: Kysely<unknown>;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  admin = createDb({ url: database.url, schema: "public", poolSize: 1 });
+});
+afterAll(async () => {
+  await admin.destroy();
+  await database.drop();
+});
+
+const open = (poolSize: number, pipelineConnections: number, onError?: (err: Error) => void) =>
+  createDb<unknown>({ url: database.url, schema: "public", poolSize, pipelineConnections, onError });
+
+const pidOf = async (db: Kysely<unknown>) =>
+  (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid;
+
+/** Counts the writes of every socket to this test's Postgres while `fn` runs. */
+async function countWrites(fn: () => Promise<unknown>): Promise<number> {
+  const port = Number(new URL(database.url).port);
+  const proto = Socket.prototype as unknown as Record<"_write" | "_writev", (...args: unknown[]) => unknown>;
+  const originals = { _write: proto._write, _writev: proto._writev };
+  let writes = 0;
+  for (const method of ["_write", "_writev"] as const) {
+    const original = originals[method];
+    proto[method] = function (this: Socket, ...args: unknown[]) {
+      if (this.remotePort === port) writes++;
+      return original.apply(this, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    Object.assign(proto, originals);
+  }
+  return writes;
+}
+
+describe("createDb's pipelined connections", () => {
+  it("answers each of many statements sent at once with its own result, on one connection in one write", async () => {
+    const db = open(4, 1);
+    try {
+      const line = standalone(db);
+      expect(line).not.toBe(db);
+      const pid = await pidOf(line);
+      let answers: { n: number; pid: number }[] = [];
+      const writes = await countWrites(async () => {
+        answers = await Promise.all(
+          Array.from({ length: 20 }, async (_, i) => {
+            const { rows } = await sql<{
+              n: number;
+              pid: number;
+            }>`select ${i}::int as n, pg_backend_pid() as pid`.execute(line);
+            return rows[0] as { n: number; pid: number };
+          }),
+        );
+      });
+      expect(answers.map((a) => a.n)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      expect(new Set(answers.map((a) => a.pid))).toEqual(new Set([pid]));
+      // A pool's connections would have taken 20 writes (one per statement).
+      expect(writes).toBe(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("fails a failing statement alone: those sent with it are answered", async () => {
+    const db = open(4, 1);
+    try {
+      const line = standalone(db);
+      const results = await Promise.allSettled([
+        sql<{ n: number }>`select 1 as n`.execute(line),
+        sql`select 1 / 0`.execute(line),
+        sql<{ n: number }>`select 3 as n`.execute(line),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/division by zero/);
+      expect((results[2] as PromiseFulfilledResult<{ rows: { n: number }[] }>).value.rows).toEqual([
+        { n: 3 },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("refuses a transaction, which would take the other callers' statements into it", async () => {
+    const db = open(4, 1);
+    try {
+      const line = standalone(db);
+      await expect(line.transaction().execute(async (trx) => sql`select 1`.execute(trx))).rejects.toThrow(
+        /not a standalone statement: begin/,
+      );
+      // The connection is not left inside a transaction.
+      const { rows } = await sql<{ open: boolean }>`select now() <> statement_timestamp() as open`.execute(
+        line,
+      );
+      expect(rows).toEqual([{ open: false }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("takes its connections out of the pool's size, at most half of them", async () => {
+    const counted = async (db: Kysely<unknown>, work: () => Promise<unknown>) => {
+      await work();
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid()`.execute(admin);
+      await db.destroy();
+      return Number(rows[0]?.n);
+    };
+    // Every connection busy at once: two transactions and two statements of the pipeline sleeping.
+    const busy = (db: Kysely<unknown>) =>
+      Promise.all([
+        ...[1, 2, 3].map(() => db.transaction().execute((trx) => sql`select pg_sleep(0.2)`.execute(trx))),
+        ...[1, 2, 3].map(() => sql`select pg_sleep(0.2)`.execute(standalone(db))),
+      ]);
+    const four = open(4, 2);
+    expect(await counted(four, () => busy(four))).toBe(4);
+    // A pool of one keeps its connection: no pipeline, and standalone statements use the pool.
+    const one = open(1, 2);
+    expect(standalone(one)).toBe(one);
+    expect(await counted(one, () => busy(one))).toBe(1);
+  });
+
+  it("goes on with a new connection after its connection was cut, and says so", async () => {
+    const errors: Error[] = [];
+    const db = open(4, 1, (err) => errors.push(err));
+    try {
+      const line = standalone(db);
+      const pid = await pidOf(line);
+      await sql`select pg_terminate_backend(${pid})`.execute(admin);
+      await waitFor("the cut reported", () => errors.length > 0);
+      const again = await pidOf(line);
+      expect(again).toBeDefined();
+      expect(again).not.toBe(pid);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("answers a prepared statement again after a migration changed its result's columns", async () => {
+    const db = open(4, 1);
+    try {
+      await sql`create table pipelined_stale (a int)`.execute(admin);
+      await sql`insert into pipelined_stale values (1)`.execute(admin);
+      const line = standalone(db);
+      const read = () => sql<Record<string, number>>`select * from pipelined_stale`.execute(line);
+      await read();
+      await read(); // now prepared on the connection
+      await sql`alter table pipelined_stale add column b int default 2`.execute(admin);
+      expect((await read()).rows).toEqual([{ a: 1, b: 2 }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("closes its connections with the database", async () => {
+    const db = open(4, 2);
+    const pid = await pidOf(standalone(db));
+    await db.destroy();
+    await sleep(50);
+    const { rows } = await sql<{
+      n: string;
+    }>`select count(*) as n from pg_stat_activity where pid = ${pid}`.execute(admin);
+    expect(rows).toEqual([{ n: "0" }]);
+    await expect(pidOf(standalone(db))).rejects.toThrow(/closed/);
+  });
+});
