@@ -17,8 +17,16 @@ afterAll(async () => {
   await database.drop();
 });
 
-const open = (poolSize: number, pipelineConnections: number, onError?: (err: Error) => void) =>
-  createDb<unknown>({ url: database.url, schema: "public", poolSize, pipelineConnections, onError });
+const open = (
+  poolSize: number,
+  pipelineConnections: number,
+  onError?: (err: Error) => void,
+  applicationName = "pipelined-pool-test",
+) => {
+  const url = new URL(database.url);
+  url.searchParams.set("application_name", applicationName);
+  return createDb<unknown>({ url: url.toString(), schema: "public", poolSize, pipelineConnections, onError });
+};
 
 const pidOf = async (db: Kysely<unknown>) =>
   (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid;
@@ -109,26 +117,26 @@ describe("createDb's pipelined connections", () => {
   });
 
   it("takes its connections out of the pool's size, at most half of them", async () => {
-    const counted = async (db: Kysely<unknown>, work: () => Promise<unknown>) => {
-      await work();
-      const { rows } = await sql<{ n: string }>`
-        select count(*) as n from pg_stat_activity
-        where datname = current_database() and pid <> pg_backend_pid()`.execute(admin);
-      await db.destroy();
-      return Number(rows[0]?.n);
+    // Every connection busy at once: three transactions and three statements of the pipeline sleeping,
+    // then the connections counted by the database's own application name (those of the tests before
+    // may linger a moment after they closed).
+    const connectionsWhenBusy = async (poolSize: number, name: string) => {
+      const db = open(poolSize, 2, undefined, name);
+      try {
+        await Promise.all([
+          ...[1, 2, 3].map(() => db.transaction().execute((trx) => sql`select pg_sleep(0.2)`.execute(trx))),
+          ...[1, 2, 3].map(() => sql`select pg_sleep(0.2)`.execute(standalone(db))),
+        ]);
+        const { rows } = await sql<{ n: string }>`
+          select count(*) as n from pg_stat_activity where application_name = ${name}`.execute(admin);
+        return { connections: Number(rows[0]?.n), pipelined: standalone(db) !== db };
+      } finally {
+        await db.destroy();
+      }
     };
-    // Every connection busy at once: two transactions and two statements of the pipeline sleeping.
-    const busy = (db: Kysely<unknown>) =>
-      Promise.all([
-        ...[1, 2, 3].map(() => db.transaction().execute((trx) => sql`select pg_sleep(0.2)`.execute(trx))),
-        ...[1, 2, 3].map(() => sql`select pg_sleep(0.2)`.execute(standalone(db))),
-      ]);
-    const four = open(4, 2);
-    expect(await counted(four, () => busy(four))).toBe(4);
+    expect(await connectionsWhenBusy(4, "pipelined-pool-four")).toEqual({ connections: 4, pipelined: true });
     // A pool of one keeps its connection: no pipeline, and standalone statements use the pool.
-    const one = open(1, 2);
-    expect(standalone(one)).toBe(one);
-    expect(await counted(one, () => busy(one))).toBe(1);
+    expect(await connectionsWhenBusy(1, "pipelined-pool-one")).toEqual({ connections: 1, pipelined: false });
   });
 
   it("goes on with a new connection after its connection was cut, and says so", async () => {
