@@ -29,6 +29,11 @@ export interface ServiceDeps<DB> extends ServiceBasics {
 export interface ServiceModule<DB = unknown> {
   readonly name: ServiceName;
   readonly migrations: Migrations;
+  /**
+   * It sends standalone statements on pipelined connections (`standalone(db)`, db.ts): that many of its
+   * pool's connections (DATABASE_PIPELINE_CONNECTIONS) are those. Without it the whole pool is the pool.
+   */
+  readonly pipelinesStatements?: boolean;
   build(deps: ServiceDeps<DB>): ServiceApp | Promise<ServiceApp>;
 }
 
@@ -70,7 +75,7 @@ export interface StartServiceOptions {
   /** The service's own identity: it verifies its callers with it (its clients sign with it too). */
   identity: ServiceIdentity;
   poolSize?: number;
-  /** Of the pool's connections, the pipelined ones (db.ts; DEFAULT_PIPELINE_CONNECTIONS). */
+  /** Of the pool's connections, the pipelined ones of a module that pipelines (DEFAULT_PIPELINE_CONNECTIONS). */
   pipelineConnections?: number;
 }
 
@@ -101,7 +106,9 @@ export async function startService<DB>(
     url: options.databaseUrl,
     schema: module.name,
     poolSize: options.poolSize ?? 10,
-    pipelineConnections: options.pipelineConnections ?? DEFAULT_PIPELINE_CONNECTIONS,
+    pipelineConnections: module.pipelinesStatements
+      ? (options.pipelineConnections ?? DEFAULT_PIPELINE_CONNECTIONS)
+      : 0,
     onError: (err) => log.warn("idle database connection failed", { err }),
   });
   try {

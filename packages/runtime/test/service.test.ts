@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, createClients } from "../src/clients.js";
+import { standalone } from "../src/db.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "../src/request-id.js";
 import { listen } from "../src/server.js";
 import {
@@ -145,6 +146,26 @@ describe("startService", () => {
     );
     expect((await fetch(`${opts.listening.url}/healthz`)).status).toBe(503);
     await opts.listening.close();
+  });
+
+  it("gives pipelined connections only to a module that pipelines its standalone statements", async () => {
+    const pipelined = async (pipelinesStatements: boolean) => {
+      let seen: boolean | undefined;
+      const base = module([]);
+      const pipelining: ServiceModule<LangDb> = {
+        ...base,
+        pipelinesStatements,
+        build: (deps) => {
+          seen = standalone(deps.db) !== deps.db;
+          return base.build(deps);
+        },
+      };
+      const service = await startService(pipelining, await options());
+      await service.stop();
+      return seen;
+    };
+    expect(await pipelined(true)).toBe(true);
+    expect(await pipelined(false)).toBe(false);
   });
 });
 

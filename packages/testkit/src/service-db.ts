@@ -1,10 +1,10 @@
-import { createDb, DEFAULT_PIPELINE_CONNECTIONS, type Migrations, migrateToLatest } from "@avatar/runtime";
+import { createDb, type Migrations, migrateToLatest } from "@avatar/runtime";
 import type { Kysely } from "kysely";
 import { createTestDatabase, type TestDatabase } from "./postgres.js";
 
 /**
- * A fresh database of this test file with one service's schema migrated, as the service opens it (with
- * its pipelined connections for standalone statements, out of `poolSize`).
+ * A fresh database of this test file with one service's schema migrated, as the service opens it
+ * (`pipelineConnections` of `poolSize` pipelined, for a module that pipelines its standalone statements).
  */
 export interface ServiceTestDb<DB> {
   url: string;
@@ -19,6 +19,7 @@ export async function openServiceDb<DB>(
   schema: string,
   migrations: Migrations,
   poolSize = 4,
+  pipelineConnections = 0,
 ): Promise<ServiceTestDb<DB>> {
   const database = await createTestDatabase();
   const pools: Kysely<DB>[] = [];
@@ -27,7 +28,7 @@ export async function openServiceDb<DB>(
       url: database.url,
       schema,
       poolSize,
-      pipelineConnections: DEFAULT_PIPELINE_CONNECTIONS,
+      pipelineConnections,
     });
     pools.push(pool);
     return pool;

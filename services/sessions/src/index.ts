@@ -138,5 +138,7 @@ export function build(deps: ServiceDeps<SessionsDatabase>, options: SessionsOpti
 export const sessionsModule: ServiceModule<SessionsDatabase> = {
   name: "sessions",
   migrations,
+  // Its lifecycle's unlocked statements and batched creations (lifecycle.ts, created-insert.ts).
+  pipelinesStatements: true,
   build: (deps) => build(deps),
 };

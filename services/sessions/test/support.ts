@@ -6,6 +6,7 @@ import { SessionsService } from "@avatar/contracts/sessions";
 import {
   connectInterceptors,
   createClients,
+  DEFAULT_PIPELINE_CONNECTIONS,
   type Env,
   errorDetailOf,
   type Logger,
@@ -73,9 +74,9 @@ export function newSessionValues(fields: Partial<NewSessionValues> = {}): NewSes
   };
 }
 
-/** A database of this test file with the sessions schema migrated. */
+/** A database of this test file with the sessions schema migrated, pipelined as the service opens it. */
 export const openSessionsDb = (): Promise<SessionsTestDb> =>
-  openServiceDb<SessionsDatabase>("sessions", migrations, 8);
+  openServiceDb<SessionsDatabase>("sessions", migrations, 8, DEFAULT_PIPELINE_CONNECTIONS);
 
 export interface Harness {
   app: SessionsApp;
