@@ -216,6 +216,7 @@ describe("observing a FULL sandbox session", () => {
     atLeastOne("avatar_turn_latency_seconds_count", { mode: "FULL", stage: "first_llm_token" });
     atLeastOne("avatar_webhook_attempts_total", { event_type: "session.ended", outcome: "delivered" });
     atLeastOne("avatar_db_pool_connections", { service: "sessions", state: "total" });
+    atLeastOne("avatar_db_pipeline", { service: "sessions", state: "connections" });
     expect(series("avatar_outbox_depth", { service: "sessions" })).toHaveLength(1);
     expect(series("avatar_sessions", { state: "STARTED" }).every((n) => n >= 0)).toBe(true);
     expect(scrape).toContain("process_cpu_user_seconds_total");

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pg from "pg";
-import { meterPool } from "./metrics/db-pool.js";
+import { meterPipeline, meterPool } from "./metrics/db-pool.js";
 import { pipelinedPool } from "./pipelined-pool.js";
 import { preparingPool, StatementNames } from "./prepared-statements.js";
 
@@ -60,6 +60,7 @@ export function createDb<DB>(options: DbOptions): Kysely<DB> {
     },
     names,
   );
+  meterPipeline(schema, pipelined);
   const db = new KyselyWithPipeline<DB>(preparingPool(pool, names), pipelined.end);
   standaloneDbs.set(db, kysely<DB>(pipelined));
   return db;

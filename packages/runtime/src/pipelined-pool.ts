@@ -112,6 +112,14 @@ export function pipelinedPool(config: PipelinedPoolOptions, names: StatementName
     async connect(): Promise<PreparingClient> {
       return client;
     },
+    /** Open connections, and the statements sent or waiting on them (its metric: db-pool.ts). */
+    stats(): { connections: number; statements: number } {
+      const open = lines.filter((line) => line !== undefined);
+      return { connections: open.length, statements: open.reduce((n, line) => n + line.out, 0) };
+    },
+    get ended(): boolean {
+      return ended;
+    },
     async end(): Promise<void> {
       ended = true;
       await Promise.all(lines.map((line) => line?.client.end().catch(() => {})));

@@ -129,6 +129,13 @@ export const dbPoolConnections = sampledGauge({
   registers,
 });
 
+export const dbPipeline = sampledGauge({
+  name: "avatar_db_pipeline",
+  help: "A service's pipelined Postgres connections for standalone statements: open connections, and statements sent or waiting on them",
+  labelNames: ["service", "state"] as const,
+  registers,
+});
+
 // ---- sessions and credits ----
 
 export const sessionsByState = sampledGauge({
