@@ -1,4 +1,5 @@
 import { invalidRequest } from "./errors.js";
+import { PIPELINE_CLOSED } from "./pipelined-pool.js";
 
 /**
  * Whether an error means the database could not be reached (it is down, restarting, or the connection
@@ -34,6 +35,8 @@ const NODE_PG_MESSAGES = [
   "Client has encountered a connection error and is not queryable",
   "Client was closed and is not queryable",
   "Cannot use a pool after calling end on the pool",
+  // ...and what runtime's pipelined connections say once closed (pipelined-pool.ts).
+  PIPELINE_CLOSED,
 ];
 
 /**

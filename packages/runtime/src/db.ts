@@ -36,12 +36,13 @@ export function createDb<DB>(options: DbOptions): Kysely<DB> {
   const schema = assertIdentifier(options.schema);
   const size = options.poolSize ?? 10;
   const lines = Math.min(options.pipelineConnections ?? 0, Math.floor(size / 2));
-  const pool = new pg.Pool({
+  // Every connection of the process, pooled or pipelined, opens on the service's schema.
+  const connection = {
     connectionString: options.url,
-    max: size - lines,
     options: `-c search_path=${schema}`,
     connectionTimeoutMillis: 10_000,
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: size - lines });
   // A client losing its connection must not crash the process: an idle one is replaced by the pool, and
   // one checked out between two queries (a transaction waiting on other work) fails its next query.
   pool.on("error", (err) => options.onError?.(err));
@@ -51,15 +52,7 @@ export function createDb<DB>(options: DbOptions): Kysely<DB> {
   });
   const names = new StatementNames();
   if (lines === 0) return kysely<DB>(preparingPool(pool, names));
-  const pipelined = pipelinedPool(
-    {
-      connectionString: options.url,
-      options: `-c search_path=${schema}`,
-      connections: lines,
-      onError: options.onError,
-    },
-    names,
-  );
+  const pipelined = pipelinedPool({ connection, connections: lines, onError: options.onError }, names);
   meterPipeline(schema, pipelined);
   const db = new KyselyWithPipeline<DB>(preparingPool(pool, names), pipelined.end);
   standaloneDbs.set(db, kysely<DB>(pipelined));

@@ -14,14 +14,14 @@ import {
  * Postgres reads them in one go: under load one system call and one wake-up of its backend for several
  * statements, where a pool's connections cost one of each per statement.
  *
- * Transaction control is refused: a `begin` on a shared connection would take everybody else's
- * statements into its transaction. A statement that waits for a lock holds up those behind it on its
- * connection, so a transaction must never wait for a standalone statement while it holds locks.
+ * Transaction control is refused (only a query or data change is taken): a `begin` on a shared connection
+ * would take everybody else's statements into its transaction. A statement that waits for a lock holds up
+ * those behind it on its connection, so a transaction must never wait for a standalone statement while it
+ * holds locks.
  */
 export interface PipelinedPoolOptions {
-  connectionString: string;
-  /** Postgres options of each connection (the schema's `-c search_path=...`). */
-  options?: string;
+  /** How each connection opens (the pool's settings: its URL, schema and connect timeout). */
+  connection: pg.ClientConfig;
   /** How many connections; each is opened at its first statement, and again after it failed. */
   connections: number;
   onError?: (err: Error) => void;
@@ -37,18 +37,15 @@ interface Line {
 
 type Corkable = { cork(): void; uncork(): void };
 
+/** What a statement sent after the database was destroyed fails with (db-errors.ts: unavailable). */
+export const PIPELINE_CLOSED = "the database's pipelined connections are closed";
+
 export function pipelinedPool(config: PipelinedPoolOptions, names: StatementNames) {
   const lines: (Line | undefined)[] = Array.from({ length: config.connections }, () => undefined);
   let ended = false;
 
   const open = (slot: number): Line => {
-    const client = new pg.Client({
-      connectionString: config.connectionString,
-      options: config.options,
-      connectionTimeoutMillis: 10_000,
-      pipeline: true,
-    } as pg.ClientConfig);
-    const line: Line = { client, ready: Promise.resolve(), out: 0, corked: false };
+    const client = new pg.Client({ ...config.connection, pipeline: true } as pg.ClientConfig);
     const forget = () => {
       if (lines[slot] === line) lines[slot] = undefined;
     };
@@ -57,10 +54,11 @@ export function pipelinedPool(config: PipelinedPoolOptions, names: StatementName
       config.onError?.(err);
     });
     client.on("end", forget);
-    line.ready = client.connect().catch((err: unknown) => {
+    const ready = client.connect().catch((err: unknown) => {
       forget();
       throw err;
     });
+    const line: Line = { client, ready, out: 0, corked: false };
     lines[slot] = line;
     return line;
   };
@@ -76,7 +74,7 @@ export function pipelinedPool(config: PipelinedPoolOptions, names: StatementName
   };
 
   const run = async (text: string, values: unknown[] | undefined) => {
-    if (ended) throw new Error("the database's pipelined connections are closed");
+    if (ended) throw new Error(PIPELINE_CLOSED);
     if (!isPreparable(text)) throw new Error(`not a standalone statement: ${text.slice(0, 60)}`);
     const line = pick();
     line.out++;
@@ -100,10 +98,8 @@ export function pipelinedPool(config: PipelinedPoolOptions, names: StatementName
   };
 
   const client = {
-    query: (text: unknown, values?: readonly unknown[]) => {
-      if (typeof text !== "string") throw new Error("a pipelined connection cannot stream a cursor");
-      return run(text, values as unknown[] | undefined);
-    },
+    // Kysely passes no cursor: its dialect here has none, so it refuses to stream.
+    query: (text: string, values?: readonly unknown[]) => run(text, values as unknown[] | undefined),
     release() {},
   } as PreparingClient;
 

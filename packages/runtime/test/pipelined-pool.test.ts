@@ -2,7 +2,8 @@ import { Socket } from "node:net";
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, standalone } from "../src/db.js";
-import { createTestDatabase, sleep, type TestDatabase, waitFor } from "./support.js";
+import { isDatabaseUnavailable } from "../src/db-errors.js";
+import { createTestDatabase, type TestDatabase, waitFor } from "./support.js";
 
 /** createDb's pipelined connections (pipelined-pool.ts) on the run's Postgres. */
 
@@ -27,6 +28,19 @@ const open = (
   url.searchParams.set("application_name", applicationName);
   return createDb<unknown>({ url: url.toString(), schema: "public", poolSize, pipelineConnections, onError });
 };
+
+/** Runs `fn` with a database of pool 4, one connection of it pipelined (`line`), and destroys it. */
+async function withPipeline<T>(
+  fn: (line: Kysely<unknown>, db: Kysely<unknown>) => Promise<T>,
+  onError?: (err: Error) => void,
+): Promise<T> {
+  const db = open(4, 1, onError);
+  try {
+    return await fn(standalone(db), db);
+  } finally {
+    await db.destroy();
+  }
+}
 
 const pidOf = async (db: Kysely<unknown>) =>
   (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid;
@@ -54,9 +68,7 @@ async function countWrites(fn: () => Promise<unknown>): Promise<number> {
 
 describe("createDb's pipelined connections", () => {
   it("answers each of many statements sent at once with its own result, on one connection in one write", async () => {
-    const db = open(4, 1);
-    try {
-      const line = standalone(db);
+    await withPipeline(async (line, db) => {
       expect(line).not.toBe(db);
       const pid = await pidOf(line);
       let answers: { n: number; pid: number }[] = [];
@@ -75,15 +87,11 @@ describe("createDb's pipelined connections", () => {
       expect(new Set(answers.map((a) => a.pid))).toEqual(new Set([pid]));
       // A pool's connections would have taken 20 writes (one per statement).
       expect(writes).toBe(1);
-    } finally {
-      await db.destroy();
-    }
+    });
   });
 
   it("fails a failing statement alone: those sent with it are answered", async () => {
-    const db = open(4, 1);
-    try {
-      const line = standalone(db);
+    await withPipeline(async (line) => {
       const results = await Promise.allSettled([
         sql<{ n: number }>`select 1 as n`.execute(line),
         sql`select 1 / 0`.execute(line),
@@ -94,26 +102,21 @@ describe("createDb's pipelined connections", () => {
       expect((results[2] as PromiseFulfilledResult<{ rows: { n: number }[] }>).value.rows).toEqual([
         { n: 3 },
       ]);
-    } finally {
-      await db.destroy();
-    }
+    });
   });
 
   it("refuses a transaction, which would take the other callers' statements into it", async () => {
-    const db = open(4, 1);
-    try {
-      const line = standalone(db);
-      await expect(line.transaction().execute(async (trx) => sql`select 1`.execute(trx))).rejects.toThrow(
-        /not a standalone statement: begin/,
-      );
-      // The connection is not left inside a transaction.
-      const { rows } = await sql<{ open: boolean }>`select now() <> statement_timestamp() as open`.execute(
-        line,
-      );
-      expect(rows).toEqual([{ open: false }]);
-    } finally {
-      await db.destroy();
-    }
+    await withPipeline(async (line) => {
+      let ran = false;
+      await expect(
+        line.transaction().execute(async () => {
+          ran = true;
+        }),
+      ).rejects.toThrow(/not a standalone statement: begin/);
+      expect(ran).toBe(false);
+      // The connection goes on serving.
+      expect(await pidOf(line)).toBeDefined();
+    });
   });
 
   it("takes its connections out of the pool's size, at most half of them", async () => {
@@ -141,45 +144,45 @@ describe("createDb's pipelined connections", () => {
 
   it("goes on with a new connection after its connection was cut, and says so", async () => {
     const errors: Error[] = [];
-    const db = open(4, 1, (err) => errors.push(err));
-    try {
-      const line = standalone(db);
-      const pid = await pidOf(line);
-      await sql`select pg_terminate_backend(${pid})`.execute(admin);
-      await waitFor("the cut reported", () => errors.length > 0);
-      const again = await pidOf(line);
-      expect(again).toBeDefined();
-      expect(again).not.toBe(pid);
-    } finally {
-      await db.destroy();
-    }
+    await withPipeline(
+      async (line) => {
+        const pid = await pidOf(line);
+        await sql`select pg_terminate_backend(${pid})`.execute(admin);
+        await waitFor("the cut reported", () => errors.length > 0);
+        const again = await pidOf(line);
+        expect(again).toBeDefined();
+        expect(again).not.toBe(pid);
+      },
+      (err) => errors.push(err),
+    );
   });
 
   it("answers a prepared statement again after a migration changed its result's columns", async () => {
-    const db = open(4, 1);
-    try {
+    await withPipeline(async (line) => {
       await sql`create table pipelined_stale (a int)`.execute(admin);
       await sql`insert into pipelined_stale values (1)`.execute(admin);
-      const line = standalone(db);
       const read = () => sql<Record<string, number>>`select * from pipelined_stale`.execute(line);
       await read();
       await read(); // now prepared on the connection
       await sql`alter table pipelined_stale add column b int default 2`.execute(admin);
       expect((await read()).rows).toEqual([{ a: 1, b: 2 }]);
-    } finally {
-      await db.destroy();
-    }
+    });
   });
 
-  it("closes its connections with the database", async () => {
+  it("closes its connections with the database; a statement after that is refused as unavailable", async () => {
     const db = open(4, 2);
     const pid = await pidOf(standalone(db));
     await db.destroy();
-    await sleep(50);
-    const { rows } = await sql<{
-      n: string;
-    }>`select count(*) as n from pg_stat_activity where pid = ${pid}`.execute(admin);
-    expect(rows).toEqual([{ n: "0" }]);
-    await expect(pidOf(standalone(db))).rejects.toThrow(/closed/);
+    await waitFor("the pipelined connection's backend gone", async () => {
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from pg_stat_activity where pid = ${pid}`.execute(admin);
+      return rows[0]?.n === "0";
+    });
+    const refused = await pidOf(standalone(db)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(String(refused)).toMatch(/closed/);
+    expect(isDatabaseUnavailable(refused)).toBe(true);
   });
 });
