@@ -24,6 +24,10 @@
  *   BENCH_LITE_OPEN_CONCURRENCY  sessions opened at once while ramping up (default 16)
  *   BENCH_FROM_SOURCE     run the TypeScript sources instead of the bundles of `pnpm build`
  *   BENCH_CPU_PROFILE_DIR write a `--cpu-prof` profile of every backend process there
+ *   BENCH_LITE_PAUSE      NAME:MS stops the backend's process group NAME (as the figures name them:
+ *                         pipeline, gateway, nats-server, ...) with SIGSTOP for MS milliseconds in the
+ *                         middle of each backend window, as a host or a collection might: the p99 by
+ *                         second then shows whether and how fast the backend recovers
  */
 
 import { cpus, loadavg } from "node:os";
@@ -70,7 +74,9 @@ const settings = readConfig({
   BENCH_LITE_OPEN_CONCURRENCY: env.int({ default: 16, min: 1 }),
   BENCH_FROM_SOURCE: env.bool({ default: false }),
   BENCH_CPU_PROFILE_DIR: env.optionalString(),
+  BENCH_LITE_PAUSE: env.optionalString(),
 });
+const pause = parsePause(settings.BENCH_LITE_PAUSE);
 const levels = settings.BENCH_LITE_SESSIONS.split(",").map((s) => Number(s.trim()));
 if (levels.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= (levels[i - 1] ?? 0)))) {
   throw new Error("BENCH_LITE_SESSIONS must be increasing positive integers, e.g. 200,400,600");
@@ -128,6 +134,9 @@ try {
       `         page faults per chunk sent (memory touched anew): ${measured.faults}`,
       `         preemptions per chunk sent (a thread made to wait while it could run): ${measured.preemptions}`,
       `         ${stallLine(measured.stalls)}`,
+      `         p99 by second of the window (ms): ${measured.bySecond.map((p) => (Number.isFinite(p) ? Math.round(p) : "-")).join(" ")}`,
+      ...(pause ? [`         ${recoveryLine(measured.bySecond, measured.stalls.overMs)}`] : []),
+      ...measured.cpuBySecond.map((line) => `         CPU % by second: ${line}`),
       `         p99 ratio to the bare-ws floor: ${(measured.backend.p99 / measured.floor.p99).toFixed(2)} (target <= ${TARGET_P99_RATIO}, no chunk lost)`,
     ];
     rows.push(...levelRows);
@@ -196,7 +205,10 @@ async function floorAroundBackend(
     faults: () => number;
   }[] = [];
   let spent: { name: string; cpu: number; writes: number; preempted: number; faults: number }[] = [];
+  /** Each process group's CPU share in each second of the window. */
+  const cpuBySecond = new Map<string, number[]>();
   let sampler: NodeJS.Timeout | undefined;
+  let pauser: NodeJS.Timeout | undefined;
   let loopDelays = "";
   await streamed(backendSide, settings.BENCH_LITE_SECONDS, {
     async start() {
@@ -212,10 +224,23 @@ async function floorAroundBackend(
         preempted: growthReading(() => pids, preemptions),
         faults: growthReading(() => pids, pageFaults),
       }));
-      sampler = setInterval(() => sampleRss(watched, peak), 1_000);
+      let lastCpu = readings.map((r) => r.cpu());
+      sampler = setInterval(() => {
+        sampleRss(watched, peak);
+        const cpu = readings.map((r) => r.cpu());
+        readings.forEach(({ name }, i) => {
+          const seconds = cpuBySecond.get(name) ?? [];
+          seconds.push((cpu[i] ?? 0) - (lastCpu[i] ?? 0));
+          cpuBySecond.set(name, seconds);
+        });
+        lastCpu = cpu;
+      }, 1_000);
+      if (pause)
+        pauser = setTimeout(() => pauseGroup(watched, pause), (settings.BENCH_LITE_SECONDS * 1000) / 2);
     },
     async end() {
       clearInterval(sampler);
+      clearTimeout(pauser);
       sampleRss(watched, peak);
       spent = readings.map(({ name, cpu, writes, preempted, faults }) => ({
         name,
@@ -248,6 +273,11 @@ async function floorAroundBackend(
     preemptions: perChunk((s) => s.preempted),
     faults: perChunk((s) => s.faults),
     stalls: backendSide.trips.stalls(TARGET_P99_RATIO * floor.p99),
+    bySecond: backendSide.trips.p99BySecond(),
+    // The groups that kept a tenth of a core busy over the window.
+    cpuBySecond: [...cpuBySecond]
+      .filter(([, seconds]) => seconds.reduce((a, b) => a + b, 0) > 0.1 * seconds.length)
+      .map(([name, seconds]) => `${name} ${seconds.map((c) => Math.round(c * 100)).join(" ")}`),
   };
 }
 
@@ -300,6 +330,34 @@ async function openUpTo(side: Side, level: number, source: SessionSource): Promi
 function stallLine(stalls: Stalls): string {
   const { overMs, chunks, share, largest } = stalls;
   return `chunks over ${TARGET_P99_RATIO}x the floor's p99 (${fixed(overMs, 1)} ms): ${chunks} (${fixed(share * 100, 2)} %), in ${stalls.stalls} stalls; the largest held ${largest.chunks} over ${fixed(largest.ms, 0)} ms`;
+}
+
+function parsePause(setting: string | undefined): { name: string; ms: number } | undefined {
+  if (setting === undefined) return undefined;
+  const match = /^([a-z-]+):(\d+)$/.exec(setting.trim());
+  if (!match) throw new Error("BENCH_LITE_PAUSE must be NAME:MS, e.g. pipeline:3000");
+  return { name: match[1] as string, ms: Number(match[2]) };
+}
+
+/** Stops a process group for the pause's length, as the host or a long collection would. */
+function pauseGroup(watched: { name: string; pids: number[] }[], { name, ms }: { name: string; ms: number }) {
+  const group = watched.find((w) => w.name === name);
+  if (!group)
+    throw new Error(`BENCH_LITE_PAUSE: no process group ${name} (${watched.map((w) => w.name).join(", ")})`);
+  for (const pid of group.pids) process.kill(pid, "SIGSTOP");
+  setTimeout(() => {
+    for (const pid of group.pids) process.kill(pid, "SIGCONT");
+  }, ms);
+}
+
+/** After the pause in the middle of the window: from which second on every second's p99 is under the bound. */
+function recoveryLine(bySecond: number[], overMs: number): string {
+  const resumedAt = settings.BENCH_LITE_SECONDS / 2 + (pause?.ms ?? 0) / 1000;
+  let from = bySecond.length;
+  while (from > 0 && !((bySecond[from - 1] ?? Number.NaN) > overMs)) from--;
+  return from < bySecond.length
+    ? `paused ${pause?.name} ${pause?.ms} ms at ${settings.BENCH_LITE_SECONDS / 2} s: every second under the bound from second ${from} on, ${fixed(Math.max(0, from - resumedAt), 1)} s after it resumed`
+    : `paused ${pause?.name} ${pause?.ms} ms at ${settings.BENCH_LITE_SECONDS / 2} s: not back under the bound by the window's end`;
 }
 
 function groups() {

@@ -68,4 +68,25 @@ describe("bench:lite's round trips", () => {
       largest: { chunks: 0, ms: 0 },
     });
   });
+
+  it("give the p99 of each second's chunks, by when they were sent, from the first window's start", () => {
+    let clock = 5_000;
+    const trips = new RoundTrips(() => clock);
+    expect(trips.p99BySecond()).toEqual([]);
+    trips.resume();
+    const trip = (id: string, at: number, ms: number) => {
+      clock = at;
+      trips.chunkSent(id);
+      clock = at + ms;
+      trips.acknowledged(id);
+    };
+    trip("a", 5_100, 3);
+    trip("b", 5_900, 4);
+    // Nothing sent in the second from 6,000; a stall in the one after, sent at its end, answered later.
+    trip("c", 7_999, 1_500);
+    trip("d", 7_100, 2);
+    expect(trips.p99BySecond()).toEqual([4, Number.NaN, 1_500]);
+    trips.reset();
+    expect(trips.p99BySecond()).toEqual([]);
+  });
 });

@@ -22,6 +22,8 @@ export class RoundTrips {
   /** Each acknowledged chunk: when it was sent (on `now`) and its round trip, ms. */
   private trips: { at: number; ms: number }[] = [];
   private measuring = false;
+  /** When the first window since `reset` started (on `now`). */
+  private startedAt: number | undefined;
   sent = 0;
   acked = 0;
   errors = 0;
@@ -38,11 +40,13 @@ export class RoundTrips {
     this.errors = 0;
     this.closed = 0;
     this.measuring = false;
+    this.startedAt = undefined;
   }
 
   /** Counts from now on, adding to what the windows before counted. */
   resume(): void {
     this.measuring = true;
+    this.startedAt ??= this.now();
   }
 
   end(): void {
@@ -92,6 +96,27 @@ export class RoundTrips {
       stalls: episodes.length,
       largest: { chunks: largest.chunks, ms: largest.until - largest.from },
     };
+  }
+
+  /**
+   * The p99 round trip of the chunks sent in each second since the first window started (NaN for a
+   * second in which none was acknowledged): how a stall came and how long the backend took to recover.
+   */
+  p99BySecond(): number[] {
+    const start = this.startedAt;
+    if (start === undefined) return [];
+    const seconds: number[][] = [];
+    for (const { at, ms } of this.trips) {
+      const second = Math.floor((at - start) / 1000);
+      for (let i = seconds.length; i <= second; i++) seconds.push([]);
+      seconds[second]?.push(ms);
+    }
+    return seconds.map((list) =>
+      percentile(
+        list.sort((a, b) => a - b),
+        99,
+      ),
+    );
   }
 
   summary() {
