@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { type Bus, createMemoryBus } from "@avatar/bus";
 import { ClientFrameSchema, ConnectionKind, ServerFrameSchema } from "@avatar/contracts/pipeline";
-import { realtimeSubjects, silentLogger, TurnPublisher } from "@avatar/runtime";
+import { realtimeSubjects, silentLogger, TurnPublisher, wsMessagesResent } from "@avatar/runtime";
 import { nextTurn, waitFor } from "@avatar/testkit";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
@@ -28,6 +28,22 @@ class FakeSocket extends EventEmitter {
     this.readyState = 3;
     this.emit("close");
   }
+}
+
+/** avatar_ws_messages_resent_total by reason, as now. */
+async function resentCounts(): Promise<Record<string, number>> {
+  const { values } = await wsMessagesResent.get();
+  return Object.fromEntries(values.map((v) => [String(v.labels.reason), v.value]));
+}
+
+/** How much each reason counted since `before`. */
+async function resentSince(before: Record<string, number>): Promise<Record<string, number>> {
+  const now = await resentCounts();
+  return Object.fromEntries(
+    Object.entries(now)
+      .map(([reason, n]) => [reason, n - (before[reason] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
+  );
 }
 
 const buses: Bus[] = [];
@@ -75,6 +91,7 @@ async function relayedSocket(
 describe("ClientSocket resends", () => {
   it("sends unacknowledged messages again at a widening interval, not every heartbeat, and stops once acknowledged", async () => {
     const { bus, sessionId, sent, ws, client } = await relayedSocket();
+    const before = await resentCounts();
     for (let i = 0; i < 3; i++) ws.emit("message", Buffer.from(`{"type":"m${i}"}`), false);
 
     await sleep(30 * HEARTBEAT_MS);
@@ -83,6 +100,12 @@ describe("ClientSocket resends", () => {
     expect(copies).toHaveLength(3);
     expect(Math.min(...copies)).toBeGreaterThanOrEqual(2);
     expect(Math.max(...copies)).toBeLessThanOrEqual(7);
+    // Every copy after the first counts as an overdue resend.
+    await waitFor("the last resend to reach the worker", async () => {
+      const counted = (await resentSince(before)).overdue ?? 0;
+      return counted === [...sent.values()].reduce((a, n) => a + n - 1, 0);
+    });
+    expect(Object.keys(await resentSince(before))).toEqual(["overdue"]);
 
     bus.publish(
       realtimeSubjects.serverFrames(sessionId),
@@ -95,6 +118,28 @@ describe("ClientSocket resends", () => {
     const acknowledged = [...sent.values()];
     await sleep(20 * HEARTBEAT_MS);
     expect([...sent.values()]).toEqual(acknowledged);
+    ws.close();
+  });
+
+  it("sends what follows the worker's acknowledgement again when the worker asks (it found a gap), counted as asked", async () => {
+    const { bus, sessionId, sent, ws, client } = await relayedSocket();
+    const before = await resentCounts();
+    for (let i = 0; i < 3; i++) ws.emit("message", Buffer.from(`{"type":"m${i}"}`), false);
+    await waitFor("the three messages to reach the worker", () => sent.size === 3);
+    bus.publish(
+      realtimeSubjects.serverFrames(sessionId),
+      toBinary(
+        ServerFrameSchema,
+        create(ServerFrameSchema, { connectionId: client.connectionId, ackSeq: 1n, resend: true }),
+      ),
+    );
+    await waitFor("the two after the acknowledged one to come again", () => sent.get(3) === 2);
+    expect([...sent.entries()]).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 2],
+    ]);
+    expect(await resentSince(before)).toEqual({ asked: 2 });
     ws.close();
   });
 
@@ -186,6 +231,7 @@ describe("ClientSocket relaying", () => {
     const bus = overriding(newBus(), { unsentBytes: () => backlog.bytes });
     const publisher = new TurnPublisher(bus, silentLogger, { maxUnsentBytes: 100_000 });
     const { sent, heartbeats, ws } = await relayedSocket({ bus, publisher });
+    const before = await resentCounts();
     const message = (type: string) => Buffer.from(JSON.stringify({ type, text: "x".repeat(300) }));
     backlog.bytes = 150_000;
     ws.emit("message", message("held"), false);
@@ -206,6 +252,7 @@ describe("ClientSocket relaying", () => {
     await waitFor("the three messages to reach the worker", () => sent.size === 3);
     expect([...sent.keys()]).toEqual([1, 2, 3]);
     expect(ws.sent).toEqual([]);
+    expect(await resentSince(before)).toEqual({ held: 3 });
     ws.close();
   });
 

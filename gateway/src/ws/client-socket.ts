@@ -6,7 +6,13 @@ import {
   type ServerFrame,
   ServerFrameSchema,
 } from "@avatar/contracts/pipeline";
-import { type Logger, type PublishOutcome, realtimeSubjects, type TurnPublisher } from "@avatar/runtime";
+import {
+  type Logger,
+  type PublishOutcome,
+  realtimeSubjects,
+  type TurnPublisher,
+  wsMessagesResent,
+} from "@avatar/runtime";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import type { RawData, WebSocket } from "ws";
 import { messageFrame } from "./message-frame.js";
@@ -31,6 +37,9 @@ export interface ClientSocketOptions {
    */
   publisher: Pick<TurnPublisher, "publish" | "wouldHoldBack">;
 }
+
+/** Why messages go to the worker again (avatar_ws_messages_resent_total's reason). */
+type ResendReason = "overdue" | "asked" | "held";
 
 /** One OPENED request waits at most this long; the socket asks again until openTimeoutMs. */
 const OPEN_ATTEMPT_MS = 2_000;
@@ -188,25 +197,33 @@ export class ClientSocket {
   /** The heartbeat: the socket is still here, and this is the last message sent (and what was missed). */
   private beat(): void {
     this.relay(ConnectionKind.HEARTBEAT);
-    if (this.outbound.overdue(Date.now() - this.pacing.intervalMs)) this.resend();
+    if (this.outbound.overdue(Date.now() - this.pacing.intervalMs)) this.resend("overdue");
   }
 
   /** Sends the unacknowledged messages again, unless they went out less than the pacing's interval ago. */
-  private resend(): void {
+  private resend(reason: Exclude<ResendReason, "held">): void {
     const now = Date.now();
     if (!this.pacing.mayResend(now)) return;
     this.pacing.resent(now);
-    this.sendFrom(this.outbound.resend(now));
+    this.sendFrom(this.outbound.resend(now), reason);
   }
 
   /** Messages in order, until the bus holds one back (they wait with it) or refuses it (nothing more now). */
-  private sendFrom(messages: readonly Unacknowledged[]): void {
+  private sendFrom(messages: readonly Unacknowledged[], reason: ResendReason): void {
+    // Those from the first held back on never went out: whatever sends them now, they count as held.
+    const firstHeld = this.heldFrom === 0 ? Number.POSITIVE_INFINITY : this.heldFrom;
+    let again = 0;
+    let held = 0;
     for (const m of messages) {
       const outcome = this.publish(this.messageFrame(m.seq, m.utf8));
       if (outcome === "backlogged") this.holdFrom(m.seq);
-      if (outcome !== "queued") return;
+      if (outcome !== "queued") break;
+      if (m.seq >= firstHeld) held++;
+      else again++;
     }
-    this.heldFrom = 0;
+    if (again > 0) wsMessagesResent.inc({ reason }, again);
+    if (held > 0) wsMessagesResent.inc({ reason: "held" }, held);
+    if (again + held === messages.length) this.heldFrom = 0;
   }
 
   private holdFrom(seq: number): void {
@@ -227,7 +244,7 @@ export class ClientSocket {
     const now = Date.now();
     const held = this.outbound.resendFrom(this.heldFrom, now);
     this.heldFrom = 0;
-    this.sendFrom(held);
+    this.sendFrom(held, "held");
   }
 
   private deliver(frame: ServerFrame): void {
@@ -240,7 +257,7 @@ export class ClientSocket {
     if (frame.connectionId && frame.connectionId !== this.connectionId) return;
     if (frame.connectionId && (frame.ackSeq > 0n || frame.resend)) {
       this.acknowledged(frame.ackSeq);
-      if (frame.resend) this.resend();
+      if (frame.resend) this.resend("asked");
     }
     if (frame.json) {
       if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES) {

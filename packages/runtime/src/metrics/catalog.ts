@@ -56,6 +56,13 @@ export const wsConnectionsOpened = new Counter({
   registers,
 });
 
+export const wsMessagesResent = new Counter({
+  name: "avatar_ws_messages_resent_total",
+  help: "Client messages a gateway sent to the session's worker again: overdue (nothing acknowledged for a resend interval), asked (the worker found a gap), held (held back by a backlogged bus, sent once it caught up)",
+  labelNames: ["reason"] as const,
+  registers,
+});
+
 // ---- Connect between services ----
 
 export const rpcServerRequests = new Counter({
