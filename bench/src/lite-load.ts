@@ -23,7 +23,8 @@
  *                         (the one-process suite of `pnpm start`)
  *   BENCH_LITE_OPEN_CONCURRENCY  sessions opened at once while ramping up (default 16)
  *   BENCH_FROM_SOURCE     run the TypeScript sources instead of the bundles of `pnpm build`
- *   BENCH_CPU_PROFILE_DIR write a `--cpu-prof` profile of every backend process there
+ *   BENCH_CPU_PROFILE_DIR write a `--cpu-prof` profile of every backend process there (only of those
+ *                         named in BENCH_CPU_PROFILE_PROCESSES, e.g. gateway,pipeline, when it is set)
  *   BENCH_LITE_PAUSE      NAME:MS stops the backend's process group NAME (as the figures name them:
  *                         pipeline, gateway, nats-server, ...) with SIGSTOP for MS milliseconds in the
  *                         middle of each backend window, as a host or a collection might: the p99 by
@@ -136,6 +137,7 @@ try {
       `         ${stallLine(measured.stalls)}`,
       `         p99 by second of the window (ms): ${measured.bySecond.map((p) => (Number.isFinite(p) ? Math.round(p) : "-")).join(" ")}`,
       ...(pause ? [`         ${recoveryLine(measured.bySecond, measured.stalls.overMs)}`] : []),
+      `         client messages the gateway sent again, per chunk: ${measured.resent || "none"}`,
       ...measured.cpuBySecond.map((line) => `         CPU % by second: ${line}`),
       `         p99 ratio to the bare-ws floor: ${(measured.backend.p99 / measured.floor.p99).toFixed(2)} (target <= ${TARGET_P99_RATIO}, no chunk lost)`,
     ];
@@ -210,6 +212,8 @@ async function floorAroundBackend(
   let sampler: NodeJS.Timeout | undefined;
   let pauser: NodeJS.Timeout | undefined;
   let loopDelays = "";
+  let resent = new Map<string, number>();
+  const resentBefore = await readResent(metricsUrls.gateway);
   await streamed(backendSide, settings.BENCH_LITE_SECONDS, {
     async start() {
       await readLoopDelays(metricsUrls);
@@ -250,6 +254,7 @@ async function floorAroundBackend(
         faults: faults(),
       }));
       loopDelays = formatLoopDelays(await readLoopDelays(metricsUrls));
+      resent = await readResent(metricsUrls.gateway);
     },
   });
   await streamed(floorSide, settings.BENCH_LITE_SECONDS / 2);
@@ -274,6 +279,9 @@ async function floorAroundBackend(
     faults: perChunk((s) => s.faults),
     stalls: backendSide.trips.stalls(TARGET_P99_RATIO * floor.p99),
     bySecond: backendSide.trips.p99BySecond(),
+    resent: [...resent]
+      .map(([reason, n]) => `${reason} ${fixed((n - (resentBefore.get(reason) ?? 0)) / backend.sent, 3)}`)
+      .join(", "),
     // The groups that kept a tenth of a core busy over the window.
     cpuBySecond: [...cpuBySecond]
       .filter(([, seconds]) => seconds.reduce((a, b) => a + b, 0) > 0.1 * seconds.length)
@@ -358,6 +366,21 @@ function recoveryLine(bySecond: number[], overMs: number): string {
   return from < bySecond.length
     ? `paused ${pause?.name} ${pause?.ms} ms at ${settings.BENCH_LITE_SECONDS / 2} s: every second under the bound from second ${from} on, ${fixed(Math.max(0, from - resumedAt), 1)} s after it resumed`
     : `paused ${pause?.name} ${pause?.ms} ms at ${settings.BENCH_LITE_SECONDS / 2} s: not back under the bound by the window's end`;
+}
+
+/** The gateway's avatar_ws_messages_resent_total, by reason (empty when its metrics cannot be read). */
+async function readResent(url: string | undefined): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (!url) return counts;
+  try {
+    const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
+    for (const match of text.matchAll(/^avatar_ws_messages_resent_total\{reason="(\w+)"\} (\S+)$/gm)) {
+      counts.set(match[1] as string, Number(match[2]));
+    }
+  } catch {
+    // A gateway that does not answer: its resends are not known.
+  }
+  return counts;
 }
 
 function groups() {

@@ -27,7 +27,8 @@ export interface BenchEnvironment {
   entry(source: string): string;
   readonly fromSource: boolean;
   /** Options for every backend process's `node` (a CPU profile when asked for, BENCH_NODE_ARGS). */
-  nodeArgs: string[];
+  /** The `node` options of the backend's process `name` (the suite's is "suite"). */
+  nodeArgs(name: string): string[];
   stop(): Promise<void>;
 }
 
@@ -48,14 +49,19 @@ export async function startBenchEnvironment(options: {
   const fromSource = options.fromSource || !built;
   const { execFileSync } = await import("node:child_process");
   const go = natsServerGoEnv();
+  const profiled = process.env.BENCH_CPU_PROFILE_PROCESSES?.split(",").map((name) => name.trim());
   const natsVersion = `${execFileSync("nats-server", ["--version"], { encoding: "utf8" }).trim()} (GOGC=${go.GOGC}, GODEBUG=${go.GODEBUG})`;
   return {
     pg,
     nats,
     natsVersion,
     fromSource,
-    nodeArgs: [
-      ...(options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+    nodeArgs: (name) => [
+      // BENCH_CPU_PROFILE_PROCESSES (e.g. gateway,pipeline) profiles those alone: every process
+      // profiled at once saturates the host under bench:lite.
+      ...(options.cpuProfileDir && (profiled?.includes(name) ?? true)
+        ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`]
+        : []),
       // Extra V8 or Node options to try (e.g. --trace-gc, --max-semi-space-size=32), split on spaces.
       ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
     ],

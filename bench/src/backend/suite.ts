@@ -19,7 +19,7 @@ export async function startSuiteBackend(
     "suite",
     options.entry ?? environment.entry("suite/src/main.ts"),
     { ...env, ...options.env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: String(metricsPort) },
-    environment.nodeArgs,
+    environment.nodeArgs("suite"),
   );
   const gatewayUrl = `http://127.0.0.1:${port}`;
   try {

@@ -48,8 +48,11 @@ export interface TopologyOptions {
   readyTimeoutMs?: number;
   /** Starts each process once the one before it is ready, so that start-up times do not overlap. */
   oneAtATime?: boolean;
-  /** Options for every process's `node` (e.g. --cpu-prof, which NODE_OPTIONS does not take). */
-  nodeArgs?: string[];
+  /**
+   * Options for every process's `node` (e.g. --cpu-prof, which NODE_OPTIONS does not take), or each
+   * process's by its name.
+   */
+  nodeArgs?: string[] | ((name: string) => string[]);
 }
 
 /**
@@ -98,7 +101,7 @@ export async function spawnTopology(
         HOST: "127.0.0.1",
         ...spec.env,
       },
-      options.nodeArgs,
+      typeof options.nodeArgs === "function" ? options.nodeArgs(spec.name) : options.nodeArgs,
     );
   const start = async (spec: ProcessSpec) => {
     const t0 = performance.now();
