@@ -41,6 +41,7 @@ import { startProcessBackend } from "./backend/processes.js";
 import { startSuiteBackend } from "./backend/suite.js";
 import { formatLoopDelays, readLoopDelays } from "./event-loop-delay.js";
 import { startFloor } from "./floor/start-floor.js";
+import { recovery } from "./lite/recovery.js";
 import { RoundTrips, type Stalls } from "./lite/round-trips.js";
 import {
   floorSession,
@@ -358,14 +359,16 @@ function pauseGroup(watched: { name: string; pids: number[] }[], { name, ms }: {
   }, ms);
 }
 
-/** After the pause in the middle of the window: from which second on every second's p99 is under the bound. */
+/** After the pause in the middle of the window: how long the backend took to be back to how it was. */
 function recoveryLine(bySecond: number[], overMs: number): string {
-  const resumedAt = settings.BENCH_LITE_SECONDS / 2 + (pause?.ms ?? 0) / 1000;
-  let from = bySecond.length;
-  while (from > 0 && !((bySecond[from - 1] ?? Number.NaN) > overMs)) from--;
-  return from < bySecond.length
-    ? `paused ${pause?.name} ${pause?.ms} ms at ${settings.BENCH_LITE_SECONDS / 2} s: every second under the bound from second ${from} on, ${fixed(Math.max(0, from - resumedAt), 1)} s after it resumed`
-    : `paused ${pause?.name} ${pause?.ms} ms at ${settings.BENCH_LITE_SECONDS / 2} s: not back under the bound by the window's end`;
+  const pausedAt = settings.BENCH_LITE_SECONDS / 2;
+  const resumedAt = pausedAt + (pause?.ms ?? 0) / 1000;
+  const { limitMs, fromSecond } = recovery(bySecond, pausedAt, overMs);
+  const paused = `paused ${pause?.name} ${pause?.ms} ms at ${pausedAt} s`;
+  const limit = `${fixed(limitMs, 1)} ms (the bound, or twice the median second before the pause)`;
+  return fromSecond === undefined
+    ? `${paused}: not back within ${limit} by the window's end`
+    : `${paused}: every second's p99 within ${limit} from second ${fromSecond} on, ${fixed(Math.max(0, fromSecond - resumedAt), 1)} s after it resumed`;
 }
 
 /** The gateway's avatar_ws_messages_resent_total, by reason (empty when its metrics cannot be read). */

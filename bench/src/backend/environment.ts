@@ -76,6 +76,7 @@ export async function startBenchEnvironment(options: {
       TRUST_PROXY: "true",
       PIPELINE_CAPACITY: "100000",
       LOG_LEVEL: "warn",
+      ...backendEnv(process.env.BENCH_BACKEND_ENV),
     },
     entry: (source) => (fromSource ? source : builtEntry(source)),
     stop: async () => {
@@ -128,4 +129,20 @@ export async function dropOwnDatabase(own: BenchEnvironment): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * BENCH_BACKEND_ENV: extra environment for the backend's processes alone, as space-separated NAME=VALUE
+ * pairs (e.g. GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456), so that a setting tried on the
+ * backend leaves the benchmark's own clients, and so its floor, as they were.
+ */
+export function backendEnv(setting: string | undefined): Record<string, string> {
+  const pairs = (setting ?? "").split(" ").filter(Boolean);
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf("=");
+      if (at < 1) throw new Error(`BENCH_BACKEND_ENV: expected NAME=VALUE, got ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
 }
