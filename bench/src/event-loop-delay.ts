@@ -7,6 +7,8 @@
  * reading: it is taken off, so an idle process reads about 0.
  */
 
+import { readMetricsPage } from "./metrics-page.js";
+
 const SAMPLING_INTERVAL_MS = 10;
 
 export interface LoopDelay {
@@ -20,15 +22,12 @@ const gauge = (text: string, name: string): number => {
 };
 
 async function scrape(url: string): Promise<LoopDelay> {
-  try {
-    const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
-    return {
-      p99Ms: gauge(text, "nodejs_eventloop_lag_p99_seconds"),
-      maxMs: gauge(text, "nodejs_eventloop_lag_max_seconds"),
-    };
-  } catch {
-    return { p99Ms: Number.NaN, maxMs: Number.NaN };
-  }
+  const text = await readMetricsPage(url);
+  if (text === undefined) return { p99Ms: Number.NaN, maxMs: Number.NaN };
+  return {
+    p99Ms: gauge(text, "nodejs_eventloop_lag_p99_seconds"),
+    maxMs: gauge(text, "nodejs_eventloop_lag_max_seconds"),
+  };
 }
 
 /** Reads (and so resets) every process's event-loop delay histogram. */

@@ -49,6 +49,7 @@ import {
   type SessionSource,
   StreamingSession,
 } from "./lite/streaming-session.js";
+import { readMetricsPage } from "./metrics-page.js";
 import { fixed, say } from "./print.js";
 import {
   cpuSeconds,
@@ -213,11 +214,13 @@ async function floorAroundBackend(
   let sampler: NodeJS.Timeout | undefined;
   let pauser: NodeJS.Timeout | undefined;
   let loopDelays = "";
+  let resentBefore = new Map<string, number>();
   let resent = new Map<string, number>();
-  const resentBefore = await readResent(metricsUrls.gateway);
+  let undoPause: (() => void) | undefined;
   await streamed(backendSide, settings.BENCH_LITE_SECONDS, {
     async start() {
       await readLoopDelays(metricsUrls);
+      resentBefore = await readResent(metricsUrls.gateway);
       readings = watched.map(({ name, pids }) => ({
         name,
         cpu: growthReading(() => pids, cpuSeconds),
@@ -240,12 +243,20 @@ async function floorAroundBackend(
         });
         lastCpu = cpu;
       }, 1_000);
-      if (pause)
-        pauser = setTimeout(() => pauseGroup(watched, pause), (settings.BENCH_LITE_SECONDS * 1000) / 2);
+      if (pause) {
+        const group = pausedGroup(watched, pause.name);
+        pauser = setTimeout(
+          () => {
+            undoPause = stopFor(group, pause.ms);
+          },
+          (settings.BENCH_LITE_SECONDS * 1000) / 2,
+        );
+      }
     },
     async end() {
       clearInterval(sampler);
       clearTimeout(pauser);
+      undoPause?.();
       sampleRss(watched, peak);
       spent = readings.map(({ name, cpu, writes, preempted, faults }) => ({
         name,
@@ -348,15 +359,29 @@ function parsePause(setting: string | undefined): { name: string; ms: number } |
   return { name: match[1] as string, ms: Number(match[2]) };
 }
 
-/** Stops a process group for the pause's length, as the host or a long collection would. */
-function pauseGroup(watched: { name: string; pids: number[] }[], { name, ms }: { name: string; ms: number }) {
+/** The process group BENCH_LITE_PAUSE names, checked before the window starts. */
+function pausedGroup(watched: { name: string; pids: number[] }[], name: string): { pids: number[] } {
   const group = watched.find((w) => w.name === name);
   if (!group)
     throw new Error(`BENCH_LITE_PAUSE: no process group ${name} (${watched.map((w) => w.name).join(", ")})`);
+  return group;
+}
+
+/**
+ * Stops a process group for `ms`, as the host or a long collection would; answers what lets it go at
+ * once (a pause longer than what is left of the window must not outlast it).
+ */
+function stopFor(group: { pids: number[] }, ms: number): () => void {
   for (const pid of group.pids) process.kill(pid, "SIGSTOP");
-  setTimeout(() => {
+  let stopped = true;
+  const resume = () => {
+    if (!stopped) return;
+    stopped = false;
+    clearTimeout(timer);
     for (const pid of group.pids) process.kill(pid, "SIGCONT");
-  }, ms);
+  };
+  const timer = setTimeout(resume, ms);
+  return resume;
 }
 
 /** After the pause in the middle of the window: how long the backend took to be back to how it was. */
@@ -373,15 +398,10 @@ function recoveryLine(bySecond: number[], overMs: number): string {
 
 /** The gateway's avatar_ws_messages_resent_total, by reason (empty when its metrics cannot be read). */
 async function readResent(url: string | undefined): Promise<Map<string, number>> {
+  const text = url === undefined ? undefined : await readMetricsPage(url);
   const counts = new Map<string, number>();
-  if (!url) return counts;
-  try {
-    const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
-    for (const match of text.matchAll(/^avatar_ws_messages_resent_total\{reason="(\w+)"\} (\S+)$/gm)) {
-      counts.set(match[1] as string, Number(match[2]));
-    }
-  } catch {
-    // A gateway that does not answer: its resends are not known.
+  for (const match of text?.matchAll(/^avatar_ws_messages_resent_total\{reason="(\w+)"\} (\S+)$/gm) ?? []) {
+    counts.set(match[1] as string, Number(match[2]));
   }
   return counts;
 }

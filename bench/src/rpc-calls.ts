@@ -5,6 +5,8 @@
  * not drift with the host's speed as times do.
  */
 
+import { readMetricsPage } from "./metrics-page.js";
+
 const SERVED = /^avatar_rpc_server_requests_total\{([^}]*)\} (\S+)$/gm;
 
 /** Calls served so far by procedure ("avatar.sessions.v1.SessionsService/StartSession"), summed over codes. */
@@ -27,14 +29,7 @@ export interface ServedCalls {
 /** Every process's calls served so far, added up by procedure, from its metrics URL (name -> URL). */
 export async function readServedCalls(urls: Record<string, string>): Promise<ServedCalls> {
   const texts = await Promise.all(
-    Object.entries(urls).map(([name, url]) =>
-      fetch(url, { signal: AbortSignal.timeout(5_000) })
-        .then(async (res) => {
-          if (!res.ok) throw new Error(`${res.status}`);
-          return { name, text: await res.text() };
-        })
-        .catch(() => ({ name, text: undefined })),
-    ),
+    Object.entries(urls).map(async ([name, url]) => ({ name, text: await readMetricsPage(url) })),
   );
   const calls = new Map<string, number>();
   const silent: string[] = [];

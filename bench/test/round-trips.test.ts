@@ -1,6 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { RoundTrips } from "../src/lite/round-trips.js";
 
+/** Round trips on a clock of the test's, starting at `start`; `trip` sends a chunk at `at` answered `ms` later. */
+function onClock(start: number) {
+  let clock = start;
+  const trips = new RoundTrips(() => clock);
+  const trip = (id: string, at: number, ms: number) => {
+    clock = at;
+    trips.chunkSent(id);
+    clock = at + ms;
+    trips.acknowledged(id);
+  };
+  return { trips, trip };
+}
+
 describe("bench:lite's round trips", () => {
   it("count only while measuring, pool the windows between reset and reset, and take late acknowledgements", () => {
     const trips = new RoundTrips();
@@ -31,15 +44,8 @@ describe("bench:lite's round trips", () => {
   });
 
   it("group the chunks over a bound into stalls: those on their way at overlapping or near times", () => {
-    let clock = 0;
-    const trips = new RoundTrips(() => clock);
+    const { trips, trip } = onClock(0);
     trips.resume();
-    const trip = (id: string, at: number, ms: number) => {
-      clock = at;
-      trips.chunkSent(id);
-      clock = at + ms;
-      trips.acknowledged(id);
-    };
     // One stall: three chunks held together (sent at 100, 104 and 130 while the first still waited).
     trip("a", 100, 40);
     trip("b", 104, 36);
@@ -70,16 +76,9 @@ describe("bench:lite's round trips", () => {
   });
 
   it("give the p99 of each second's chunks, by when they were sent, from the first window's start", () => {
-    let clock = 5_000;
-    const trips = new RoundTrips(() => clock);
+    const { trips, trip } = onClock(5_000);
     expect(trips.p99BySecond()).toEqual([]);
     trips.resume();
-    const trip = (id: string, at: number, ms: number) => {
-      clock = at;
-      trips.chunkSent(id);
-      clock = at + ms;
-      trips.acknowledged(id);
-    };
     trip("a", 5_100, 3);
     trip("b", 5_900, 4);
     // Nothing sent in the second from 6,000; a stall in the one after, sent at its end, answered later.

@@ -26,8 +26,10 @@ export interface BenchEnvironment {
   /** Runs the bundles of `pnpm build` when they exist (and BENCH_FROM_SOURCE is not set), else the sources. */
   entry(source: string): string;
   readonly fromSource: boolean;
-  /** Options for every backend process's `node` (a CPU profile when asked for, BENCH_NODE_ARGS). */
-  /** The `node` options of the backend's process `name` (the suite's is "suite"). */
+  /**
+   * The `node` options of the backend's process `name` (the suite's is "suite"): a CPU profile when
+   * asked for (of that process), BENCH_NODE_ARGS.
+   */
   nodeArgs(name: string): string[];
   stop(): Promise<void>;
 }
