@@ -58,6 +58,26 @@ describe("SessionEventsWriter", () => {
     expect(r.calls).toEqual([["a: a1", "b: b1", "a: a2,a3"]]);
   });
 
+  it("sends each payload as its JSON text, not as a Struct", async () => {
+    const clock = new ManualClock();
+    const sent: unknown[] = [];
+    const sessions = {
+      appendSessionEventsBatch: async (req: { sessions: { events: unknown[] }[] }) => {
+        sent.push(...req.sessions.flatMap((s) => s.events));
+        return { written: 0, unknownSessionIds: [] };
+      },
+    } as unknown as Client<typeof SessionsService>;
+    const writer = new SessionEventsWriter(sessions, clock, silentLogger);
+    const createdAt = timestampFromMs(clock.now());
+    const payload = { turn_id: "t1", latency_ms: { first_audio: 12, first_llm_token: null } };
+    writer.forSession("a").write([{ id: "e1", type: "session.turn_metrics", payload, createdAt }]);
+    clock.advance(SESSION_EVENTS_LINGER_MS);
+    await flush();
+    expect(sent).toEqual([
+      { id: "e1", type: "session.turn_metrics", createdAt, payloadJson: JSON.stringify(payload) },
+    ]);
+  });
+
   it("takes at most 1000 events a call", async () => {
     const r = rig();
     const a = r.writer.forSession("a");

@@ -75,10 +75,26 @@ function newEvents(events: SessionEvent[], at: Date): NewSessionEvent[] {
     return {
       id: e.id,
       type: e.type,
-      payload: e.payload ?? {},
+      payload: e.payloadJson ? payloadFromJson(e.payloadJson, i, e.payload) : (e.payload ?? {}),
       createdAt: e.createdAt ? timestampDate(e.createdAt) : at,
     };
   });
+}
+
+/** An event's payload_json: the text of one JSON object, and no payload beside it. */
+function payloadFromJson(text: string, i: number, payload: unknown): Record<string, unknown> {
+  const field = { field: "payload_json" };
+  if (payload !== undefined) throw invalidRequest(`events[${i}] sets both payload and payload_json`, field);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidRequest(`events[${i}].payload_json is not JSON`, field);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalidRequest(`events[${i}].payload_json must be a JSON object`, field);
+  }
+  return value as Record<string, unknown>;
 }
 
 /** An end reason of a request: UNSPECIFIED takes `fallback`, an unknown number is refused. */

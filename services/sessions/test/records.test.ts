@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SessionListType, SessionState, type TranscriptEntry } from "@avatar/contracts/sessions";
 import { consumeEvent, errorDetailOf, topics } from "@avatar/runtime";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTranscript } from "../src/transcript.js";
@@ -218,11 +219,30 @@ describe("session events", () => {
     expect((await h.client.appendSessionEventsBatch({ sessions: [] })).written).toBe(0);
   });
 
+  it("stores a payload sent as JSON text as the object it spells, read back as any payload", async () => {
+    const spaceId = randomUUID();
+    const s = await newSession(h.client, { spaceId });
+    const payload = {
+      turn_id: "t",
+      interrupted: false,
+      latency_ms: { first_audio: 12, first_llm_token: null },
+    };
+    const res = await h.client.appendSessionEventsBatch({
+      sessions: [{ sessionId: s.id, events: [{ type: "as.text", payloadJson: JSON.stringify(payload) }] }],
+    });
+    expect(res.written).toBe(1);
+    const [, stored] = (await h.client.listSessionEvents({ spaceId, sessionId: s.id })).events;
+    expect(stored?.type).toBe("as.text");
+    expect(stored?.payload).toEqual(payload);
+    expect(stored?.payloadJson).toBe("");
+  });
+
   it("refuses a batch with a malformed session id or event, or more than 1000 events, storing none", async () => {
     const spaceId = randomUUID();
     const s = await newSession(h.client, { spaceId });
     const good = { sessionId: s.id, events: [{ type: "kept?" }] };
-    const refused = async (sessions: { sessionId: string; events: { id?: string; type: string }[] }[]) => {
+    type Event = { id?: string; type: string; payload?: JsonObject; payloadJson?: string };
+    const refused = async (sessions: { sessionId: string; events: Event[] }[]) => {
       const err = await failure(h.client.appendSessionEventsBatch({ sessions: [good, ...sessions] }));
       expect(err.code).toBe(Code.InvalidArgument);
     };
@@ -230,6 +250,10 @@ describe("session events", () => {
     await refused([{ sessionId: s.id, events: [{ type: "" }] }]);
     await refused([{ sessionId: s.id, events: [{ id: "x", type: "a" }] }]);
     await refused([{ sessionId: s.id, events: Array.from({ length: 1000 }, () => ({ type: "many" })) }]);
+    for (const payloadJson of ["{", "[1]", "null", "7", '"text"']) {
+      await refused([{ sessionId: s.id, events: [{ type: "a", payloadJson }] }]);
+    }
+    await refused([{ sessionId: s.id, events: [{ type: "a", payload: { a: 1 }, payloadJson: '{"a":1}' }] }]);
     const listed = await h.client.listSessionEvents({ spaceId, sessionId: s.id });
     expect(listed.events.map((e) => e.type)).toEqual(["session.created"]);
   });

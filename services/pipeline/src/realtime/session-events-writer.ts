@@ -59,12 +59,20 @@ export class SessionEventsWriter {
 }
 
 /** Consecutive events of one session as one group, in order. */
-function grouped(items: Item[]): { sessionId: string; events: StoredEvent[] }[] {
-  const groups: { sessionId: string; events: StoredEvent[] }[] = [];
+function grouped(items: Item[]): { sessionId: string; events: SentEvent[] }[] {
+  const groups: { sessionId: string; events: SentEvent[] }[] = [];
   for (const { sessionId, event } of items) {
+    const sent = asSent(event);
     const last = groups.at(-1);
-    if (last?.sessionId === sessionId) last.events.push(event);
-    else groups.push({ sessionId, events: [event] });
+    if (last?.sessionId === sessionId) last.events.push(sent);
+    else groups.push({ sessionId, events: [sent] });
   }
   return groups;
+}
+
+type SentEvent = Omit<StoredEvent, "payload"> & { payloadJson: string };
+
+/** The payload goes as JSON text: as a Struct, a call of a thousand events took 60 ms to encode. */
+function asSent({ payload, ...event }: StoredEvent): SentEvent {
+  return { ...event, payloadJson: JSON.stringify(payload ?? {}) };
 }
