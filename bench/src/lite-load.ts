@@ -29,6 +29,10 @@
  *                         pipeline, gateway, nats-server, ...) with SIGSTOP for MS milliseconds in the
  *                         middle of each backend window, as a host or a collection might: the p99 by
  *                         second then shows whether and how fast the backend recovers
+ *   BENCH_LITE_UTTERANCES spread (the default): each session's utterances of 5 chunks begin at its own
+ *                         chunk, as independent callers' would; in-step: every session's begin and end
+ *                         in the same second (all start streaming together), a burst of utterance ends
+ *                         every 5 s: the load of every run before 2026-12-07 22:00
  */
 
 import { cpus, loadavg } from "node:os";
@@ -44,6 +48,7 @@ import { startFloor } from "./floor/start-floor.js";
 import { recovery } from "./lite/recovery.js";
 import { RoundTrips, type Stalls } from "./lite/round-trips.js";
 import {
+  CHUNKS_PER_UTTERANCE,
   floorSession,
   gatewaySession,
   type SessionSource,
@@ -78,6 +83,7 @@ const settings = readConfig({
   BENCH_FROM_SOURCE: env.bool({ default: false }),
   BENCH_CPU_PROFILE_DIR: env.optionalString(),
   BENCH_LITE_PAUSE: env.optionalString(),
+  BENCH_LITE_UTTERANCES: env.oneOf(["spread", "in-step"], { default: "spread" }),
 });
 const pause = parsePause(settings.BENCH_LITE_PAUSE);
 const levels = settings.BENCH_LITE_SESSIONS.split(",").map((s) => Number(s.trim()));
@@ -99,7 +105,7 @@ const environment = await startBenchEnvironment({
 });
 say(`${environment.pg.version}; ${environment.natsVersion}`);
 say(
-  `each level: the floor ${settings.BENCH_LITE_SECONDS / 2} s, the backend ${settings.BENCH_LITE_SECONDS} s, the floor ${settings.BENCH_LITE_SECONDS / 2} s, each after ${settings.BENCH_LITE_WARMUP_SECONDS} s of streaming`,
+  `each level: the floor ${settings.BENCH_LITE_SECONDS / 2} s, the backend ${settings.BENCH_LITE_SECONDS} s, the floor ${settings.BENCH_LITE_SECONDS / 2} s, each after ${settings.BENCH_LITE_WARMUP_SECONDS} s of streaming; utterances ${settings.BENCH_LITE_UTTERANCES}`,
 );
 const floor = await startFloor("bench/src/floor/ws-floor.ts");
 let backend: Backend | undefined;
@@ -148,7 +154,9 @@ try {
     if (failed.length > 0 || !keepsUp(measured.backend)) break;
   }
   say("");
-  say("one 1 s chunk (64 KiB of base64) per session per second");
+  say(
+    `one 1 s chunk (64 KiB of base64) per session per second, ${CHUNKS_PER_UTTERANCE} to an utterance, utterances ${settings.BENCH_LITE_UTTERANCES}`,
+  );
   say("against   sessions sent    acked   lost  p50        p99        max        fails  keeps up");
   for (const line of rows) say(line);
   say("keeps up: no chunk lost, no error or closed socket, p99 under the 1 s between chunks");
@@ -331,7 +339,8 @@ async function openUpTo(side: Side, level: number, source: SessionSource): Promi
     Array.from({ length: settings.BENCH_LITE_OPEN_CONCURRENCY }, async () => {
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
         const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-        const session = new StreamingSession(source, ip, side.trips, i);
+        const phase = settings.BENCH_LITE_UTTERANCES === "spread" ? i % CHUNKS_PER_UTTERANCE : 0;
+        const session = new StreamingSession(source, ip, side.trips, i, phase);
         try {
           await session.open();
         } catch (err) {

@@ -4,7 +4,7 @@ import type { RoundTrips } from "./round-trips.js";
 
 const CHUNK_MS = 1_000;
 /** Every this many chunks the utterance ends (its last chunk goes with agent.speak_end). */
-const CHUNKS_PER_UTTERANCE = 5;
+export const CHUNKS_PER_UTTERANCE = 5;
 
 /** One second of 24 kHz 16-bit mono PCM (a quiet tone), base64: what every chunk carries. */
 export const SECOND_OF_AUDIO = (() => {
@@ -59,7 +59,14 @@ export class StreamingSession {
     private readonly ip: string,
     private readonly trips: RoundTrips,
     private readonly id: number,
-  ) {}
+    /**
+     * How many chunks of its first utterance the session counts as sent already (0 to
+     * CHUNKS_PER_UTTERANCE - 1): sessions that all start at 0 end their utterances in the same second.
+     */
+    utterancePhase = 0,
+  ) {
+    this.n = utterancePhase;
+  }
 
   async open(): Promise<void> {
     const { wsUrl, close } = await this.source.open();
