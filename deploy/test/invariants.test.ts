@@ -37,7 +37,11 @@ function deployment(name: string): Resource {
     ports: [{ name: "http", containerPort: 8080 }],
     livenessProbe: { httpGet: { path: "/healthz", port: "http" } },
     readinessProbe: { httpGet: { path: "/readyz", port: "http" } },
-    resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "1", memory: "512Mi" } },
+    resources: {
+      requests: { cpu: "100m", memory: "128Mi" },
+      // The relays' larger old space needs more (oldSpaceMemoryProblems).
+      limits: { cpu: "1", memory: ["gateway", "pipeline"].includes(name) ? "1Gi" : "512Mi" },
+    },
     securityContext: {
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
@@ -102,6 +106,7 @@ const appOf = (r: Resource) => podOf(r).containers[0] as IContainer;
 const allChecks = [
   check.missingComponentProblems,
   check.podSecurityProblems,
+  check.oldSpaceMemoryProblems,
   check.suiteDeploymentProblems,
   check.suiteEnvironmentProblems,
   check.referenceProblems,
@@ -112,6 +117,21 @@ const allChecks = [
   (r: Resource[]) => check.replicaProblems(r, 1),
 ];
 const problems = (resources: Resource[]) => allChecks.flatMap((c) => c(resources));
+
+describe("mebibytes", () => {
+  it("reads the memory quantities of a manifest, and nothing else", () => {
+    expect(["1Gi", "512Mi", "1.5Gi", "2048Ki", "1G", "1000000", 536870912].map(check.mebibytes)).toEqual([
+      1024,
+      512,
+      1536,
+      2,
+      1e9 / 2 ** 20,
+      1e6 / 2 ** 20,
+      512,
+    ]);
+    for (const bad of ["lots", "1Ti", "Mi", "", undefined]) expect(check.mebibytes(bad)).toBeUndefined();
+  });
+});
 
 describe("the manifest checks", () => {
   it("pass a good suite", async () => {
@@ -144,6 +164,16 @@ describe("the manifest checks", () => {
         appOf(r).command = ["node", "--initial-old-space-size=128", "services/pipeline/dist/main.js"];
       }),
       `Deployment/pipeline: command is not ${check.nodeCommand("services/pipeline/dist/main.js").join(" ")}`,
+    ],
+    [
+      "a relay limited to less memory than twice its old space",
+      broken("Deployment", "pipeline", (r) => {
+        appOf(r).resources = {
+          requests: { cpu: "1", memory: "256Mi" },
+          limits: { cpu: "1", memory: "768Mi" },
+        };
+      }),
+      "Deployment/pipeline: memory limit 768Mi < twice --initial-old-space-size=512",
     ],
     [
       "a liveness probe on another path",

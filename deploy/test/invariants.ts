@@ -115,6 +115,42 @@ export const bundleOf = (name: string): string =>
 /** How a bundle is run: node with that process's flags (tools/build/src/node-flags.ts). */
 export const nodeCommand = (main: string): string[] => ["node", ...nodeFlagsFor(main), main];
 
+/**
+ * Every container whose node runs with `--initial-old-space-size=N` (MB) may use at least 2N MiB: V8 lets
+ * the old space fill to N before its first full collection, with the young generation, the code and the
+ * ArrayBuffers besides, and a lower limit ends the process first.
+ */
+export function oldSpaceMemoryProblems(resources: Resource[]): string[] {
+  return workloads(resources).flatMap((w) =>
+    w.containers.flatMap((c) => {
+      const flag = c.command?.find((arg) => arg.startsWith("--initial-old-space-size="));
+      if (!flag) return [];
+      const oldSpace = Number(flag.split("=")[1]);
+      const limit = mebibytes(c.resources?.limits?.memory);
+      return limit !== undefined && limit >= 2 * oldSpace
+        ? []
+        : [`${w.kind}/${w.name}: memory limit ${c.resources?.limits?.memory ?? "none"} < twice ${flag}`];
+    }),
+  );
+}
+
+const QUANTITY_UNITS: Record<string, number> = {
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+};
+
+/** A Kubernetes memory quantity (`512Mi`, `1Gi`, `1G`, bytes) in MiB; undefined when it is none of those. */
+export function mebibytes(quantity: string | number | undefined): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(|k|M|G|Ki|Mi|Gi)$/.exec(String(quantity ?? ""));
+  const unit = QUANTITY_UNITS[match?.[2] ?? "?"];
+  return match && unit !== undefined ? (Number(match[1]) * unit) / 2 ** 20 : undefined;
+}
+
 /** Commands, secrets and service URLs of the suite's processes. */
 export function suiteEnvironmentProblems(resources: Resource[]): string[] {
   const serviceObjects = ofKind<IService>(resources, "Service");

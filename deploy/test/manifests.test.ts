@@ -82,6 +82,7 @@ const everywhere: [string, (resources: Resource[]) => string[]][] = [
   ["rollouts keep capacity, replicas spread, the pipeline has time to drain", deployment.rolloutProblems],
   ["all seven components have a Deployment", check.missingComponentProblems],
   ["every workload runs non-root, locked down, limited and probed", check.podSecurityProblems],
+  ["a node's memory limit is at least twice its initial old space", check.oldSpaceMemoryProblems],
   [
     "the suite probes /healthz and /readyz, has a read-only root and time to drain",
     check.suiteDeploymentProblems,

@@ -16,9 +16,19 @@
 export const NODE_FLAGS = ["--initial-old-space-size=128"];
 
 /**
- * What a process adds to NODE_FLAGS, by its package's directory (`services/<name>`).
+ * What a process adds to NODE_FLAGS, or sets otherwise, by its package's directory (`services/<name>`,
+ * `gateway`).
  *
- * The pipeline: a young generation of up to 32 MB a semi-space instead of V8's 16. Every LITE chunk it
+ * The gateway and the pipeline, which relay every LITE chunk: an initial old space of 512 MB. At 128
+ * their 64 KiB of ArrayBuffers a chunk (socket reads, frames, the decoded audio) still started a full
+ * mark-compact every 0.5-1.2 s at 1,000 sessions (the gateway 42 and the pipeline 19 in a run, pauses of
+ * 5-41 ms plus incremental steps up to 39 ms); at 512, three in the first 6 s of the load and then none
+ * (`--trace-gc`). By turns, two rounds (`pnpm bench:lite`, 2026-12-07; README): chunk round trip p99 26
+ * and 40 ms (4.3x and 3.8x the floor) at 512, 76 and 478 ms (9.8x, 46x) at 128, 82 and 37 (13.7x, 5.2x)
+ * at 256. Their pods' memory limit leaves room for an old space that full before its first
+ * collection (deploy/base/relay-memory.yaml, checked by deploy/test).
+ *
+ * The pipeline also: a young generation of up to 32 MB a semi-space instead of V8's 16. Every LITE chunk it
  * takes in is a 64 KiB JSON text, and the text and the base64 audio it holds are both new strings, so at
  * 1,000 sessions it filled 16 MB about 13 times a second, each scavenge ~1.9 ms on its event loop. With 32
  * MB it scavenges half as often, at the same cost each (what survives does not grow); `pnpm bench:lite` on
@@ -27,12 +37,22 @@ export const NODE_FLAGS = ["--initial-old-space-size=128"];
  * fast; at rest it stays small. Not for the gateway or the one-process suite: there LITE's p99 got worse
  * with it (README).
  */
+const RELAY_OLD_SPACE = "--initial-old-space-size=512";
 const OWN_FLAGS: Record<string, readonly string[]> = {
-  pipeline: ["--max-semi-space-size=32"],
+  gateway: [RELAY_OLD_SPACE],
+  pipeline: [RELAY_OLD_SPACE, "--max-semi-space-size=32"],
 };
 
-/** Every flag of the process whose entry point is `main` (`services/pipeline/dist/main.js`, ...). */
+/** A flag's name: `--initial-old-space-size` of `--initial-old-space-size=128`. */
+const flagName = (flag: string): string => flag.split("=")[0] ?? flag;
+
+/**
+ * Every flag of the process whose entry point is `main` (`services/pipeline/dist/main.js`,
+ * `gateway/src/main.ts`, ...): its own in place of a common one of the same name.
+ */
 export function nodeFlagsFor(main: string): string[] {
-  const name = /(?:^|\/)services\/([^/]+)\//.exec(main)?.[1];
-  return [...NODE_FLAGS, ...((name && OWN_FLAGS[name]) || [])];
+  const name = /(?:^|\/)(?:services\/([^/]+)|(gateway))\/(?:src|dist)\//.exec(main);
+  const own = OWN_FLAGS[name?.[1] ?? name?.[2] ?? ""] ?? [];
+  const replaced = new Set(own.map(flagName));
+  return [...NODE_FLAGS.filter((flag) => !replaced.has(flagName(flag))), ...own];
 }
