@@ -39,8 +39,11 @@ function deployment(name: string): Resource {
     readinessProbe: { httpGet: { path: "/readyz", port: "http" } },
     resources: {
       requests: { cpu: "100m", memory: "128Mi" },
-      // The relays' larger old space needs more (oldSpaceMemoryProblems).
-      limits: { cpu: "1", memory: ["gateway", "pipeline"].includes(name) ? "1Gi" : "512Mi" },
+      // Twice the process's old space (oldSpaceMemoryProblems), and never below the pods' default.
+      limits: {
+        cpu: "1",
+        memory: `${Math.max(512, 2 * (check.initialOldSpaceMb(check.nodeCommand(check.bundleOf(name))) ?? 0))}Mi`,
+      },
     },
     securityContext: {
       allowPrivilegeEscalation: false,
@@ -130,6 +133,16 @@ describe("mebibytes", () => {
       512,
     ]);
     for (const bad of ["lots", "1Ti", "Mi", "", undefined]) expect(check.mebibytes(bad)).toBeUndefined();
+  });
+});
+
+describe("initialOldSpaceMb", () => {
+  it("reads a command's old space, none when it sets none, NaN when its value is no number", () => {
+    expect(check.initialOldSpaceMb(["node", "--initial-old-space-size=512", "gateway/dist/main.js"])).toBe(
+      512,
+    );
+    expect(check.initialOldSpaceMb(["node", "tools/avatarctl/dist/main.js"])).toBeUndefined();
+    expect(check.initialOldSpaceMb(["node", "--initial-old-space-size=lots", "x.js"])).toBeNaN();
   });
 });
 

@@ -123,15 +123,22 @@ export const nodeCommand = (main: string): string[] => ["node", ...nodeFlagsFor(
 export function oldSpaceMemoryProblems(resources: Resource[]): string[] {
   return workloads(resources).flatMap((w) =>
     w.containers.flatMap((c) => {
-      const flag = c.command?.find((arg) => arg.startsWith("--initial-old-space-size="));
-      if (!flag) return [];
-      const oldSpace = Number(flag.split("=")[1]);
+      const oldSpace = initialOldSpaceMb(c.command ?? []);
+      if (oldSpace === undefined) return [];
       const limit = mebibytes(c.resources?.limits?.memory);
       return limit !== undefined && limit >= 2 * oldSpace
         ? []
-        : [`${w.kind}/${w.name}: memory limit ${c.resources?.limits?.memory ?? "none"} < twice ${flag}`];
+        : [
+            `${w.kind}/${w.name}: memory limit ${c.resources?.limits?.memory ?? "none"} < twice --initial-old-space-size=${oldSpace}`,
+          ];
     }),
   );
+}
+
+/** The MB of a command's `--initial-old-space-size`, if it sets one (NaN when its value is no number). */
+export function initialOldSpaceMb(command: readonly string[]): number | undefined {
+  const flag = command.find((arg) => arg.startsWith("--initial-old-space-size="));
+  return flag === undefined ? undefined : Number(flag.slice("--initial-old-space-size=".length));
 }
 
 const QUANTITY_UNITS: Record<string, number> = {
